@@ -1,0 +1,1 @@
+"""hw-sim/hwsim package."""

@@ -1,0 +1,5 @@
+import sys
+
+from tablectl.cli import main
+
+sys.exit(main())

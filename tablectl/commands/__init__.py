@@ -1,0 +1,1 @@
+"""tablectl/commands package."""
