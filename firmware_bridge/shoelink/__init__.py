@@ -1,0 +1,26 @@
+"""ShoeLink v1: the card shoe's serial protocol (docs/protocol.md)."""
+
+from firmware_bridge.shoelink.events import (
+    LinkState,
+    ShoeCard,
+    ShoeEvent,
+    ShoeHello,
+    ShoeStatus,
+    ShoeUnreadable,
+    card_code,
+)
+from firmware_bridge.shoelink.link import LinkTiming, ShoeLinkReader
+from firmware_bridge.shoelink.stats import LinkStats
+
+__all__ = [
+    "LinkState",
+    "LinkStats",
+    "LinkTiming",
+    "ShoeCard",
+    "ShoeEvent",
+    "ShoeHello",
+    "ShoeLinkReader",
+    "ShoeStatus",
+    "ShoeUnreadable",
+    "card_code",
+]

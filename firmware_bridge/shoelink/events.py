@@ -1,0 +1,71 @@
+"""Plain values the ShoeLink and text-scanner readers hand to their consumer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+RANK_LETTERS = "A23456789TJQK"  # index = rank - 1
+SUIT_LETTERS = "SHDC"  # index = suit
+
+
+def card_code(rank: int, suit: int) -> str:
+    """The 2-letter code of a card: rank 1-13, suit 0-3 → 'AS', 'TD', '7C'."""
+    return RANK_LETTERS[rank - 1] + SUIT_LETTERS[suit]
+
+
+@dataclass(frozen=True)
+class ShoeCard:
+    """A card left the shoe and was read. Acknowledge `seq` once stored."""
+
+    seq: int
+    index: int
+    rank: int
+    suit: int
+    low_confidence: bool = False
+
+    @property
+    def code(self) -> str:
+        return card_code(self.rank, self.suit)
+
+
+@dataclass(frozen=True)
+class ShoeUnreadable:
+    """A card left the shoe but could not be read. Acknowledge `seq` once stored."""
+
+    seq: int
+    index: int
+
+
+@dataclass(frozen=True)
+class ShoeStatus:
+    """A shoe event (`loaded`, `cut_card`, `empty`, `lid_opened`, `lid_closed`,
+    `card_jam`). Acknowledge `seq` once stored."""
+
+    seq: int
+    event: str
+
+    @property
+    def starts_new_shoe(self) -> bool:
+        return self.event == "loaded"
+
+
+@dataclass(frozen=True)
+class ShoeHello:
+    """The shoe introduced itself. `new_shoe`: its serial number differs from the
+    previous HELLO's; `restarted`: its uptime went back (firmware rebooted)."""
+
+    info: dict[str, str] = field(default_factory=dict)
+    new_shoe: bool = False
+    restarted: bool = False
+
+
+@dataclass(frozen=True)
+class LinkState:
+    """The link came up (HELLO received) or went down (port lost or silent)."""
+
+    online: bool
+    reason: str = ""
+
+
+ShoeEvent = ShoeCard | ShoeUnreadable | ShoeStatus | ShoeHello | LinkState
+RELIABLE_EVENTS = (ShoeCard, ShoeUnreadable, ShoeStatus)
