@@ -12,10 +12,16 @@ class CobsError(ValueError):
 
 
 def encode(data: bytes | bytearray | memoryview) -> bytes:
-    """Encode `data` (any bytes, any length); the result holds no 0x00."""
+    """Encode `data` (any bytes, any length); the result holds no 0x00.
+
+    Canonical form: when the data ends right after a full 254-byte run, no
+    empty final block is added (so 254 non-zero bytes encode to 255 bytes).
+    """
+    source = bytes(data)
     out = bytearray()
     block = bytearray()
-    for byte in bytes(data):
+    last = len(source) - 1
+    for position, byte in enumerate(source):
         if byte == 0:
             out.append(len(block) + 1)
             out += block
@@ -26,6 +32,8 @@ def encode(data: bytes | bytearray | memoryview) -> bytes:
                 out.append(255)
                 out += block
                 block.clear()
+                if position == last:
+                    return bytes(out)
     out.append(len(block) + 1)
     out += block
     return bytes(out)
