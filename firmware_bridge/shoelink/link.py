@@ -126,7 +126,8 @@ class ShoeLinkReader:
         self.port.close()
 
     def __enter__(self) -> ShoeLinkReader:
-        self.start()
+        if self._thread is None:
+            self.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
