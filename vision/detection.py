@@ -1,0 +1,32 @@
+"""The recognizer's output: one card index read at a point of the frame."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+
+
+@dataclass(frozen=True)
+class Detection:
+    """A card read from its index corner.
+
+    `x`, `y` is the centre of the index corner that was read, in image pixels;
+    `box` is the layout area it lies in (None without a layout or outside all).
+    """
+
+    card: str
+    x: float
+    y: float
+    confidence: float
+    box: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "card": self.card,
+            "x": round(self.x, 1),
+            "y": round(self.y, 1),
+            "box": self.box,
+            "confidence": round(self.confidence, 3),
+        }

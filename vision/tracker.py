@@ -1,0 +1,142 @@
+"""Turn each frame's detections into table events.
+
+- `CardPlaced` once a card has been read at the same place (within
+  `place_tolerance_px`) in `stable_frames` consecutive frames; a card seen in
+  fewer frames (a glint, a card in the dealer's hand passing by) or still
+  moving produces nothing.
+- A placed card that disappears for a while (a hand over it) and comes back
+  is not placed again; one that slides to a new place and settles there is the
+  same card (no new event) as long as it is not also still seen at its old place.
+- `Cleared` once no card at all has been read for `clear_frames` consecutive
+  frames after at least one card was placed: the round's cards were swept.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from vision.detection import Detection
+
+
+@dataclass(frozen=True)
+class CardPlaced:
+    card: str
+    box: str | None
+    x: float
+    y: float
+
+
+@dataclass(frozen=True)
+class Cleared:
+    cards: int  # how many placed cards were swept
+
+
+TrackerEvent = CardPlaced | Cleared
+_Item = TypeVar("_Item", "_Candidate", "_Placed")
+
+
+@dataclass
+class _Candidate:
+    card: str
+    x: float
+    y: float
+    box: str | None
+    frames: int
+    seen_now: bool = True
+
+
+@dataclass
+class _Placed:
+    card: str
+    x: float
+    y: float
+    box: str | None
+    seen_now: bool = True
+
+
+@dataclass
+class CardTracker:
+    stable_frames: int = 3
+    clear_frames: int = 5
+    place_tolerance_px: float = 12.0
+    _candidates: list[_Candidate] = field(default_factory=list)
+    _placed: list[_Placed] = field(default_factory=list)
+    _empty_frames: int = 0
+
+    def __post_init__(self) -> None:
+        if self.stable_frames < 2:
+            raise ValueError("stable_frames must be at least 2: one frame is never stable")
+        if self.clear_frames < 1:
+            raise ValueError("clear_frames must be at least 1")
+        if self.place_tolerance_px <= 0:
+            raise ValueError("place_tolerance_px must be positive")
+
+    @property
+    def placed(self) -> list[CardPlaced]:
+        """The cards on the felt now, as placed (or last settled)."""
+        return [CardPlaced(p.card, p.box, p.x, p.y) for p in self._placed]
+
+    def update(self, detections: Sequence[Detection]) -> list[TrackerEvent]:
+        """Feed one frame's detections; returns the events this frame completes."""
+        if not detections:
+            return self._empty_frame()
+        self._empty_frames = 0
+        for placed in self._placed:
+            placed.seen_now = False
+        remaining: list[Detection] = []
+        for det in detections:
+            match = self._nearest(self._placed, det)
+            if match is not None:
+                match.seen_now = True
+            else:
+                remaining.append(det)
+        return self._advance_candidates(remaining)
+
+    def _empty_frame(self) -> list[TrackerEvent]:
+        self._candidates.clear()
+        self._empty_frames += 1
+        if self._placed and self._empty_frames >= self.clear_frames:
+            swept = len(self._placed)
+            self._placed.clear()
+            return [Cleared(swept)]
+        return []
+
+    def _advance_candidates(self, detections: Sequence[Detection]) -> list[TrackerEvent]:
+        for cand in self._candidates:
+            cand.seen_now = False
+        for det in detections:
+            known = self._nearest(self._candidates, det)
+            if known is None:
+                self._candidates.append(_Candidate(det.card, det.x, det.y, det.box, 1))
+            elif not known.seen_now:
+                known.frames += 1
+                known.seen_now = True  # its anchor stays where it was first seen
+        # A candidate not seen in this frame, or one that moved, starts over.
+        self._candidates = [c for c in self._candidates if c.seen_now]
+        events: list[TrackerEvent] = []
+        for cand in list(self._candidates):
+            if cand.frames < self.stable_frames:
+                continue
+            self._candidates.remove(cand)
+            moved = next((p for p in self._placed
+                          if p.card == cand.card and not p.seen_now), None)
+            if moved is not None:
+                moved.x, moved.y, moved.box, moved.seen_now = cand.x, cand.y, cand.box, True
+                continue
+            self._placed.append(_Placed(cand.card, cand.x, cand.y, cand.box))
+            events.append(CardPlaced(cand.card, cand.box, cand.x, cand.y))
+        return events
+
+    def _nearest(self, items: Sequence[_Item], det: Detection) -> _Item | None:
+        best: _Item | None = None
+        best_distance = self.place_tolerance_px
+        for item in items:
+            if item.card != det.card:
+                continue
+            distance = math.hypot(item.x - det.x, item.y - det.y)
+            if distance <= best_distance:
+                best, best_distance = item, distance
+        return best
