@@ -2,6 +2,7 @@
 
 from firmware_bridge.shoelink.events import (
     LinkState,
+    ReliableEvent,
     ShoeCard,
     ShoeEvent,
     ShoeHello,
@@ -16,6 +17,7 @@ __all__ = [
     "LinkState",
     "LinkStats",
     "LinkTiming",
+    "ReliableEvent",
     "ShoeCard",
     "ShoeEvent",
     "ShoeHello",

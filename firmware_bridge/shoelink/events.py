@@ -67,5 +67,6 @@ class LinkState:
     reason: str = ""
 
 
-ShoeEvent = ShoeCard | ShoeUnreadable | ShoeStatus | ShoeHello | LinkState
+ReliableEvent = ShoeCard | ShoeUnreadable | ShoeStatus  # carry a seq to acknowledge
+ShoeEvent = ReliableEvent | ShoeHello | LinkState
 RELIABLE_EVENTS = (ShoeCard, ShoeUnreadable, ShoeStatus)

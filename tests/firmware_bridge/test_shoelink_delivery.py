@@ -21,6 +21,7 @@ from firmware_bridge.serial_port import Backoff
 from firmware_bridge.shoelink import (
     LinkState,
     LinkTiming,
+    ReliableEvent,
     ShoeCard,
     ShoeEvent,
     ShoeHello,
@@ -60,7 +61,7 @@ class Store:
             if seq not in self.stored_seqs:
                 self.premature_acks.append(seq)
 
-    def reliable(self) -> list[ShoeEvent]:
+    def reliable(self) -> list[ReliableEvent]:
         with self.lock:
             return [e for e in self.events if isinstance(e, ShoeCard | ShoeUnreadable | ShoeStatus)]
 
@@ -230,13 +231,15 @@ def test_a_slow_consumer_sees_each_event_once_while_the_shoe_resends(
     rig[1].append(reader)
     shoe.start()
     reader.start()
-    seen: list[ShoeEvent] = []
+    seen: list[ReliableEvent] = []
     while not shoe.drained():
         time.sleep(0.03)  # a slow disk: store in batches, acknowledge the last one
         batch: list[ShoeEvent] = []
         while not inbox.empty():
             batch.append(inbox.get())
-        reliable = [e for e in batch if isinstance(e, ShoeCard | ShoeStatus)]
+        reliable: list[ReliableEvent] = [
+            e for e in batch if isinstance(e, ShoeCard | ShoeStatus)
+        ]
         seen += reliable
         if reliable:
             reader.ack(reliable[-1].seq)

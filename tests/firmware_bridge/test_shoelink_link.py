@@ -19,6 +19,7 @@ from firmware_bridge.serial_port import Backoff, ReopeningPort
 from firmware_bridge.shoelink import (
     LinkState,
     LinkTiming,
+    ReliableEvent,
     ShoeCard,
     ShoeEvent,
     ShoeHello,
@@ -105,7 +106,7 @@ class Consumer:
     def next(self, timeout_s: float = 2.0) -> ShoeEvent:
         return self.events.get(timeout=timeout_s)
 
-    def next_reliable(self, timeout_s: float = 2.0) -> ShoeEvent:
+    def next_reliable(self, timeout_s: float = 2.0) -> ReliableEvent:
         while True:
             event = self.next(timeout_s)
             if isinstance(event, ShoeCard | ShoeUnreadable | ShoeStatus):
@@ -162,10 +163,10 @@ def test_a_gap_waits_for_the_resend_and_never_skips(shoe: ScriptedShoe) -> None:
     consumer = Consumer()
     with connect(shoe, consumer) as reader:
         shoe.send(card(1), card(3))
-        assert consumer.next_reliable().seq == 1  # type: ignore[union-attr]
+        assert consumer.next_reliable().seq == 1
         assert consumer.nothing_reliable_for(0.15)
         shoe.send(card(2), card(3))  # the shoe's re-send, oldest first
-        assert [consumer.next_reliable().seq for _ in range(2)] == [2, 3]  # type: ignore[union-attr]
+        assert [consumer.next_reliable().seq for _ in range(2)] == [2, 3]
         assert reader.stats.gaps == 1
 
 
@@ -196,7 +197,7 @@ def test_frames_before_the_hello_are_held_back(shoe: ScriptedShoe) -> None:
         assert consumer.nothing_reliable_for(0.15)
         assert reader.stats.held_back == 1
         shoe.send(hello(), heartbeat(100), card(1))
-        assert consumer.next_reliable().seq == 1  # type: ignore[union-attr]
+        assert consumer.next_reliable().seq == 1
 
 
 def test_a_restarted_shoe_numbers_from_one_again(shoe: ScriptedShoe) -> None:
@@ -204,7 +205,7 @@ def test_a_restarted_shoe_numbers_from_one_again(shoe: ScriptedShoe) -> None:
     with connect(shoe, consumer, uptime=50_000) as reader:
         shoe.send(card(1), card(2))
         for _ in range(2):
-            reader.ack(consumer.next_reliable().seq)  # type: ignore[union-attr]
+            reader.ack(consumer.next_reliable().seq)
         # Firmware reboot: HELLO, uptime back near zero, a new shoe loaded as seq 1.
         shoe.send(hello(), heartbeat(20), Frame(FrameType.SHOE, 1, shoe_payload(1)))
         hello_event = consumer.next()
@@ -220,11 +221,11 @@ def test_a_hello_without_restart_keeps_the_numbering(shoe: ScriptedShoe) -> None
     consumer = Consumer()
     with connect(shoe, consumer, uptime=50_000) as reader:
         shoe.send(card(1))
-        reader.ack(consumer.next_reliable().seq)  # type: ignore[union-attr]
+        reader.ack(consumer.next_reliable().seq)
         shoe.send(hello(), heartbeat(51_000), card(1), card(2))
         hello_event = consumer.next()
         assert isinstance(hello_event, ShoeHello) and not hello_event.restarted
-        assert consumer.next_reliable().seq == 2  # type: ignore[union-attr]
+        assert consumer.next_reliable().seq == 2
 
 
 def test_a_changed_serial_number_is_a_new_shoe(shoe: ScriptedShoe) -> None:
@@ -265,8 +266,8 @@ def test_resume_after_the_journal_and_wrap_past_65535(shoe: ScriptedShoe) -> Non
     consumer = Consumer()
     with connect(shoe, consumer, resume_after=65534) as reader:
         shoe.send(card(65534), card(65535), card(1))
-        assert consumer.next_reliable().seq == 65535  # type: ignore[union-attr]
-        assert consumer.next_reliable().seq == 1  # type: ignore[union-attr]
+        assert consumer.next_reliable().seq == 65535
+        assert consumer.next_reliable().seq == 1
         shoe.pump(0.05)
         assert shoe.acks() == [65534]  # the journal's last one, acknowledged again
         reader.ack(1)
@@ -289,7 +290,7 @@ def test_a_failing_consumer_gets_the_event_again_on_the_resend(shoe: ScriptedSho
         shoe.send(hello(), heartbeat(10), card(1))
         assert consumer.nothing_reliable_for(0.1)
         shoe.send(card(1))
-        assert consumer.next_reliable().seq == 1  # type: ignore[union-attr]
+        assert consumer.next_reliable().seq == 1
 
 
 def test_backoff_doubles_up_to_its_ceiling() -> None:
@@ -307,7 +308,7 @@ def test_the_port_is_reopened_through_a_stable_link(tmp_path: Path) -> None:
     with reader:
         first.wait_for(lambda frames: any(f.type == FrameType.HELLO_REQ for f in frames))
         first.send(hello(), heartbeat(10), card(1))
-        reader.ack(consumer.next_reliable().seq)  # type: ignore[union-attr]
+        reader.ack(consumer.next_reliable().seq)
         link.unlink()
         first.close()  # unplugged
         second = ScriptedShoe()
@@ -315,7 +316,7 @@ def test_the_port_is_reopened_through_a_stable_link(tmp_path: Path) -> None:
         try:
             second.wait_for(lambda frames: any(f.type == FrameType.HELLO_REQ for f in frames))
             second.send(hello(), heartbeat(20), card(1), card(2))
-            assert consumer.next_reliable().seq == 2  # type: ignore[union-attr]
+            assert consumer.next_reliable().seq == 2
             assert reader.stats.reconnects == 1
         finally:
             second.close()
