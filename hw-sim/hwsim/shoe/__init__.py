@@ -2,6 +2,7 @@
 
 from hwsim.shoe.cards import CardListError, load_stacked, parse_card_list, shuffled_shoe
 from hwsim.shoe.faults import FAULT_KINDS, LineFaults
+from hwsim.shoe.text_scanner import VirtualTextScanner
 from hwsim.shoe.virtual_shoe import SentRecord, ShoeTiming, VirtualShoe
 
 __all__ = [
@@ -11,6 +12,7 @@ __all__ = [
     "SentRecord",
     "ShoeTiming",
     "VirtualShoe",
+    "VirtualTextScanner",
     "load_stacked",
     "parse_card_list",
     "shuffled_shoe",
