@@ -55,6 +55,10 @@ class VirtualTextScanner:
     def path(self) -> str:
         return str(self._port.link_path)
 
+    @property
+    def device_name(self) -> str:
+        return self._port.device_name
+
     def start(self, deal: bool = True) -> None:
         """Plug in; with `deal` False, wait for `deal()` (e.g. until the host is on)."""
         self._port.plug()

@@ -1,0 +1,37 @@
+"""`python -m hwsim COMMAND ...`: start simulated devices from a shell.
+
+Each command lives in a module with `register(subparsers)`; add new ones to
+COMMAND_MODULES.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+COMMAND_MODULES = ("hwsim.shoe.cli",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m hwsim", description="Hardware simulator.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return 2
+    result: int = func(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())
