@@ -174,7 +174,8 @@ def test_the_data_folder_holds_the_cases() -> None:
 
 
 def test_case_numbers_are_unique() -> None:
-    numbers = [FILE_NAME.match(p.name).group(1) for p in PATHS if FILE_NAME.match(p.name)]
+    matches = [FILE_NAME.match(p.name) for p in PATHS]
+    numbers = [m.group(1) for m in matches if m is not None]
     assert len(numbers) == len(set(numbers)), "two case files share a number"
 
 
