@@ -174,7 +174,7 @@ def _monitor_text(args: argparse.Namespace) -> int:
             elif isinstance(event, RejectedLine):
                 _note(f"rejected line {event.line_number} {event.text!r}: {event.reason}")
             elif isinstance(event, LinkState):
-                _note(f"port {'open' if event.online else 'CLOSED'}: {event.reason}")
+                _note("port open" if event.online else f"port CLOSED: {event.reason}")
     except KeyboardInterrupt:
         pass
     finally:

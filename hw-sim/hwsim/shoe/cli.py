@@ -65,6 +65,8 @@ def add_shoe_arguments(parser: argparse.ArgumentParser) -> None:
     device.add_argument("--serial-number", default="SHOE-0001")
     device.add_argument("--text", action="store_true",
                         help="a plain-text scanner (one card per line) instead of ShoeLink")
+    device.add_argument("--garbage", type=_non_negative, default=0.0, metavar="P",
+                        help="text scanner: chance of a garbage line before a card")
     device.add_argument("--resend-ms", type=_non_negative, default=250.0)
     device.add_argument("--heartbeat-ms", type=_non_negative, default=1000.0)
     device.add_argument("--buffer", type=_positive_int, default=64,
@@ -93,7 +95,7 @@ def run_shoe(args: argparse.Namespace) -> int:
         if args.text:
             device = VirtualTextScanner(
                 cards, card_interval_s=1.0 / args.rate if args.rate else 0.0,
-                seed=args.seed, link_path=args.link,
+                garbage=args.garbage, seed=args.seed, link_path=args.link,
             )
         else:
             timing = ShoeTiming(
