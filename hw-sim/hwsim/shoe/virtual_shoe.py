@@ -413,7 +413,7 @@ class VirtualShoe:
         self._pending.append((frame.seq, data))
         self.records.append(record)
         if self._record_write_times and record.kind == "card":
-            self.write_times_ns[frame.seq] = time.perf_counter_ns()
+            self.write_times_ns[frame.seq] = time.monotonic_ns()
         self._send(data, now)
 
     def _resend_all(self, now: float) -> None:
