@@ -240,7 +240,7 @@ class ShoeLinkReader:
         self._stats.last_heartbeat_uptime_ms = uptime
         if self._sync == _Sync.AWAIT_HELLO:
             return  # judged once the HELLO is in, against the uptime before
-        restarted = self._last_uptime is not None and uptime < self._last_uptime
+        restarted = self._last_uptime is not None and _went_back(self._last_uptime, uptime)
         self._last_uptime = uptime
         if restarted:
             self._restart_numbering()
@@ -346,6 +346,17 @@ class ShoeLinkReader:
         if self.port.write(_HELLO_REQ):
             self._stats.hello_requests += 1
             self._stats.bytes_out += len(_HELLO_REQ)
+
+
+_UPTIME_WRAP_MARGIN_MS = 600_000
+
+
+def _went_back(before_ms: int, now_ms: int) -> bool:
+    """True if the uptime went back (a reboot), not counting the u32 wrap after 49.7 days."""
+    if now_ms >= before_ms:
+        return False
+    wrapped = before_ms > 0xFFFFFFFF - _UPTIME_WRAP_MARGIN_MS and now_ms < _UPTIME_WRAP_MARGIN_MS
+    return not wrapped
 
 
 def _fresh_decoder(old: FrameDecoder) -> FrameDecoder:

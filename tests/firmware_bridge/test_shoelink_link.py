@@ -354,3 +354,13 @@ def test_socket_url_as_served_by_ser2net() -> None:
     frames = FrameDecoder().feed(bytes(received))
     assert [f.type for f in frames] == [FrameType.HELLO_REQ, FrameType.ACK]
     assert parse_ack_payload(frames[1].payload) == 1
+
+
+def test_the_uptime_wrapping_after_49_days_is_not_a_restart(shoe: ScriptedShoe) -> None:
+    consumer = Consumer()
+    with connect(shoe, consumer, uptime=0xFFFFFFFF - 1000) as reader:
+        shoe.send(card(1))
+        reader.ack(consumer.next_reliable().seq)
+        shoe.send(heartbeat(500), card(2))
+        assert consumer.next_reliable().seq == 2
+        assert reader.stats.shoe_restarts == 0
