@@ -1,0 +1,456 @@
+"""Train the card-index classifier shipped in `vision/models/`.
+
+    python tools/train_vision.py [--seed 1] [--samples 2400] [--scenes 60] [--epochs 40]
+
+Training data is generated here from the renderer `hwsim.camera`, with the
+TUNING designs only (the held-out designs are never rendered by this script):
+
+- card-level canvases: 1 to 3 cards of one design fanned on a felt, at a random
+  size, rotation and slight perspective, with uneven light, glare, shadow, blur,
+  noise and JPEG artefacts. The recognizer's own candidate finder runs on each
+  canvas; a candidate pair whose blobs are a card's rank glyph and suit pip (the
+  positions are known from the upright card) is labelled with that card, all
+  other pairs (pips of the card centre, artwork, reversed pairs, indices more
+  than a little covered by a later card) are labelled "not an index";
+- full rendered scenes (chips, face-down cards, fanned hands): every candidate
+  far from all visible index points is a further "not an index" example.
+
+The network is an MLP (one hidden ReLU layer, a rank head with 14 classes, the
+last "not an index", and a suit head) trained with numpy (Adam, cross-entropy,
+fixed seed) and written as ONNX for `cv2.dnn`. Feature standardisation is
+folded into the first layer. Same seed and same renderer: same model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "hw-sim")]
+
+from vision.candidates import find_blobs, pair_blobs  # noqa: E402
+from vision.detection import RANKS, SUITS  # noqa: E402
+from vision.features import FEATURE_SIZE, cut_all, describe_crops  # noqa: E402
+from vision.onnx_writer import DenseLayer, mlp_to_onnx  # noqa: E402
+from vision.recognizer import MODEL_FILE, MODEL_INFO, NOT_INDEX  # noqa: E402
+
+CARDS = [r + s for r in RANKS for s in SUITS]
+NO_SUIT = -1  # suit label of "not an index" examples (the suit head ignores them)
+
+
+@dataclass(frozen=True)
+class IndexGlyphs:
+    """Where, on the upright card image, the top-left index's glyphs are."""
+
+    rank: list[tuple[float, float]]  # one centre per rank blob ("10" has two)
+    suit: tuple[float, float]
+    box: tuple[float, float, float, float]  # x0, y0, x1, y1 of the whole index
+
+
+def locate_index(card: np.ndarray) -> IndexGlyphs | None:
+    """Find the top-left index's rank and suit blobs on a clean upright card (BGRA)."""
+    h, w = card.shape[:2]
+    pad = w // 2
+    felt = np.full((h + 2 * pad, w + 2 * pad, 3), (40, 100, 30), np.uint8)
+    alpha = card[:, :, 3:4].astype(np.float32) / 255.0
+    region = felt[pad:pad + h, pad:pad + w]
+    region[:] = (card[:, :, :3] * alpha + region * (1 - alpha)).astype(np.uint8)
+    blobs = find_blobs(felt)
+    centres = blobs.centres - pad
+    boxes = blobs.boxes.astype(np.float32)
+    boxes[:, :2] -= pad
+    in_corner = (centres[:, 0] < 0.3 * w) & (centres[:, 1] < 0.42 * h)
+    idx = np.flatnonzero(in_corner)
+    if idx.size < 2:
+        return None
+    order = idx[np.argsort(centres[idx, 1])]
+    suit = order[-1]
+    suit_top = boxes[suit, 1]
+    ranks = [k for k in order[:-1] if boxes[k, 1] + boxes[k, 3] <= suit_top + 2]
+    if not ranks:
+        return None
+    chosen = ranks + [suit]
+    x0 = float(boxes[chosen, 0].min())
+    y0 = float(boxes[chosen, 1].min())
+    x1 = float((boxes[chosen, 0] + boxes[chosen, 2]).max())
+    y1 = float((boxes[chosen, 1] + boxes[chosen, 3]).max())
+    return IndexGlyphs([(float(centres[k, 0]), float(centres[k, 1])) for k in ranks],
+                       (float(centres[suit, 0]), float(centres[suit, 1])), (x0, y0, x1, y1))
+
+
+@dataclass
+class Placed:
+    code: str
+    matrix: np.ndarray  # 3x3 homography, card pixels -> canvas pixels
+    mask: np.ndarray  # canvas-size coverage of this card
+    glyphs: IndexGlyphs
+    size: tuple[int, int]  # card w, h
+
+
+def _warp_point(matrix: np.ndarray, x: float, y: float) -> np.ndarray:
+    p = matrix @ np.array([x, y, 1.0])
+    return p[:2] / p[2]
+
+
+def _card_homography(rng: np.random.Generator, w: int, h: int, centre: np.ndarray,
+                     angle: float, tilt: float) -> np.ndarray:
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    c, s = np.cos(angle), np.sin(angle)
+    rot = np.array([[c, -s], [s, c]])
+    local = src - np.array([w / 2, h / 2], np.float32)
+    dst = (local @ rot.T) + centre
+    dst += rng.normal(0, tilt * w, dst.shape)
+    return cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+
+
+def _felt(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    base = rng.choice([(40, 110, 30), (30, 90, 20), (90, 60, 20), (30, 40, 120), (60, 60, 60),
+                       (20, 70, 40), (110, 80, 40)])
+    jitter = rng.integers(-20, 21, 3)
+    canvas = np.empty((*shape, 3), np.uint8)
+    canvas[:] = np.clip(np.array(base) + jitter, 0, 255)
+    noise = rng.normal(0, rng.uniform(1, 8), (*shape, 1))
+    return np.clip(canvas + noise, 0, 255).astype(np.uint8)
+
+
+def degrade(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
+    """Uneven light, glare, shadow, blur, motion blur, noise and JPEG, each at random."""
+    h, w = image.shape[:2]
+    out: np.ndarray = image.astype(np.float32)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    if rng.random() < 0.8:
+        direction = rng.normal(size=2)
+        ramp = (xx * direction[0] + yy * direction[1]) / max(h, w)
+        ramp = (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1e-6)
+        low, high = sorted(rng.uniform(0.45, 1.25, 2))
+        out *= (low + (high - low) * ramp)[..., None]
+    if rng.random() < 0.3:
+        cx, cy, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.1, 0.4) * max(h, w)
+        glare = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r)) * rng.uniform(40, 140)
+        out += glare[..., None]
+    if rng.random() < 0.3:
+        pts = rng.uniform(0, 1, (4, 2)) * [w, h]
+        shadow = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(shadow, [pts.astype(np.int32)], 255)
+        shadow_f = cv2.GaussianBlur(shadow, (0, 0), rng.uniform(2, 10)).astype(np.float32) / 255
+        out *= (1 - shadow_f * rng.uniform(0.2, 0.5))[..., None]
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    if rng.random() < 0.4:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.2))
+    if rng.random() < 0.3:
+        length = int(rng.integers(3, 8))
+        kernel = np.zeros((length, length), np.float32)
+        angle = rng.uniform(0, np.pi)
+        c = (length - 1) / 2
+        cv2.line(kernel, (int(round(c - np.cos(angle) * c)), int(round(c - np.sin(angle) * c))),
+                 (int(round(c + np.cos(angle) * c)), int(round(c + np.sin(angle) * c))), 1.0, 1)
+        out = cv2.filter2D(out, -1, kernel / kernel.sum())
+    if rng.random() < 0.6:
+        noise = rng.normal(0, rng.uniform(1, 7), out.shape)
+        out = np.clip(out + noise, 0, 255).astype(np.uint8)
+    if rng.random() < 0.7:
+        quality = int(rng.integers(35, 95))
+        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        decoded = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else None
+        if decoded is not None:
+            out = decoded
+    return out
+
+
+class CardSampler:
+    """Card-level canvases with known index positions."""
+
+    def __init__(self, designs: Sequence[Any], render_card: Any) -> None:
+        self.designs = list(designs)
+        self.render_card = render_card
+        self._cache: dict[tuple[str, str, int], tuple[np.ndarray, IndexGlyphs | None]] = {}
+
+    def card(self, code: str, design: Any, width: int) -> tuple[np.ndarray, IndexGlyphs | None]:
+        key = (code, design.name, width)
+        if key not in self._cache:
+            image = self.render_card(code, design, width)
+            self._cache[key] = (image, locate_index(image))
+        return self._cache[key]
+
+    def canvas(self, rng: np.random.Generator) -> tuple[np.ndarray, list[Placed]]:
+        design = self.designs[int(rng.integers(len(self.designs)))]
+        width = int(rng.integers(14, 33)) * 5
+        n_cards = int(rng.choice([1, 2, 2, 3, 3]))
+        size = int(width * 3.2)
+        canvas = _felt(rng, (size, size))
+        angle = rng.uniform(0, 2 * np.pi)
+        tilt = rng.uniform(0, 0.04)
+        step = np.array([rng.uniform(0.16, 0.42), rng.uniform(-0.05, 0.2)])
+        placed: list[Placed] = []
+        first_centre = np.array([size / 2, size / 2]) - step * width * (n_cards - 1) / 2
+        for k in range(n_cards):
+            code = CARDS[int(rng.integers(len(CARDS)))]
+            image, glyphs = self.card(code, design, width)
+            h, w = image.shape[:2]
+            c, s = np.cos(angle), np.sin(angle)
+            offset = np.array([[c, -s], [s, c]]) @ (step * w * k)
+            matrix = _card_homography(rng, w, h, first_centre + offset, angle + rng.normal(0, 0.03),
+                                      tilt)
+            warped = cv2.warpPerspective(image, matrix, (size, size), flags=cv2.INTER_AREA)
+            alpha = warped[:, :, 3:4].astype(np.float32) / 255.0
+            canvas = (warped[:, :, :3] * alpha + canvas * (1 - alpha)).astype(np.uint8)
+            mask = (warped[:, :, 3] > 127).astype(np.uint8)
+            if glyphs is not None:
+                placed.append(Placed(code, matrix, mask, glyphs, (w, h)))
+            for earlier in placed[:-1] if glyphs is not None else placed:
+                earlier.mask &= 1 - mask
+        return degrade(rng, canvas), placed
+
+
+def index_visibility(item: Placed, corner: str) -> float:
+    """Fraction of the index box still uncovered (its card's own mask after later cards)."""
+    w, h = item.size
+    x0, y0, x1, y1 = item.glyphs.box
+    if corner == "bottom":
+        x0, y0, x1, y1 = w - x1, h - y1, w - x0, h - y0
+    pts = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32).reshape(-1, 1, 2)
+    quad = cv2.perspectiveTransform(pts, item.matrix).reshape(-1, 2)
+    poly = np.zeros_like(item.mask)
+    cv2.fillPoly(poly, [np.round(quad).astype(np.int32)], 1)
+    area = int(poly.sum())
+    if area == 0:
+        return 0.0
+    return float((poly & item.mask).sum()) / area
+
+
+def label_candidates(first: np.ndarray, second: np.ndarray,
+                     placed: list[Placed]) -> tuple[np.ndarray, np.ndarray]:
+    """Rank and suit labels of each pair: a card's index, "not an index", or -2 (unsure)."""
+    rank = np.full(first.shape[0], NOT_INDEX, np.int64)
+    suit = np.full(first.shape[0], NO_SUIT, np.int64)
+    for item in placed:
+        w, h = item.size
+        glyph_size = item.glyphs.box[3] - item.glyphs.box[1]
+        for corner in ("top", "bottom"):
+            points = [*item.glyphs.rank, item.glyphs.suit]
+            if corner == "bottom":
+                points = [(w - x, h - y) for x, y in points]
+            mapped = [_warp_point(item.matrix, x, y) for x, y in points]
+            scale = float(np.linalg.norm(mapped[-1] - mapped[0]))
+            tolerance = max(0.35 * scale, 0.1 * glyph_size, 2.0)
+            near_suit = np.hypot(*(second - mapped[-1]).T) < tolerance
+            near_rank = np.zeros_like(near_suit)
+            for rank_point in mapped[:-1]:
+                near_rank |= np.hypot(*(first - rank_point).T) < tolerance
+            hits = near_rank & near_suit
+            if not hits.any():
+                continue
+            visible = index_visibility(item, corner)
+            if visible >= 0.85:
+                rank[hits] = RANKS.index(item.code[0])
+                suit[hits] = SUITS.index(item.code[1])
+            elif visible >= 0.6:
+                rank[hits] = -2
+    return rank, suit
+
+
+def card_level_data(rng: np.random.Generator, sampler: CardSampler,
+                    samples: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    feats, ranks, suits = [], [], []
+    for _ in range(samples):
+        canvas, placed = sampler.canvas(rng)
+        pairs = pair_blobs(find_blobs(canvas))
+        if len(pairs) == 0:
+            continue
+        rank, suit = label_candidates(pairs.first, pairs.second, placed)
+        keep = rank != -2
+        positives = rank[keep] != NOT_INDEX
+        # Keep every positive and a share of the (many) negatives.
+        chosen = np.flatnonzero(keep)[positives | (rng.random(positives.size) < 0.5)]
+        if chosen.size == 0:
+            continue
+        feats.append(describe_crops(cut_all(canvas, pairs.first[chosen], pairs.second[chosen])))
+        ranks.append(rank[chosen])
+        suits.append(suit[chosen])
+    return np.concatenate(feats), np.concatenate(ranks), np.concatenate(suits)
+
+
+def scene_negatives(scenes: Iterator[Any], share: float,
+                    rng: np.random.Generator) -> np.ndarray:
+    """Features of candidates far from every visible index point of rendered scenes."""
+    feats = []
+    for scene in scenes:
+        pairs = pair_blobs(find_blobs(scene.image))
+        if len(pairs) == 0:
+            continue
+        middle = (pairs.first + pairs.second) / 2
+        scale = np.hypot(*(pairs.second - pairs.first).T)
+        points = np.array([p for t in scene.truth for p in t.index_points], np.float32)
+        if points.size:
+            nearest = np.min(np.hypot(middle[:, None, 0] - points[None, :, 0],
+                                      middle[:, None, 1] - points[None, :, 1]), axis=1)
+        else:
+            nearest = np.full(len(pairs), np.inf)
+        far = np.flatnonzero((nearest > 1.5 * scale) & (rng.random(len(pairs)) < share))
+        if far.size:
+            feats.append(describe_crops(cut_all(scene.image, pairs.first[far],
+                                                pairs.second[far])))
+    return np.concatenate(feats) if feats else np.zeros((0, FEATURE_SIZE), np.float32)
+
+
+class MLP:
+    """One hidden ReLU layer and two softmax heads, trained with Adam."""
+
+    def __init__(self, rng: np.random.Generator, inputs: int, hidden: int) -> None:
+        def init(n_in: int, n_out: int) -> np.ndarray:
+            return (rng.normal(0, np.sqrt(2.0 / n_in), (n_in, n_out))).astype(np.float32)
+
+        self.params: dict[str, np.ndarray] = {
+            "w1": init(inputs, hidden), "b1": np.zeros(hidden, np.float32),
+            "wr": init(hidden, len(RANKS) + 1), "br": np.zeros(len(RANKS) + 1, np.float32),
+            "ws": init(hidden, len(SUITS)), "bs": np.zeros(len(SUITS), np.float32),
+        }
+        self._m = {k: np.zeros_like(v) for k, v in self.params.items()}
+        self._v = {k: np.zeros_like(v) for k, v in self.params.items()}
+        self._t = 0
+
+    def forward(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        p = self.params
+        hidden = np.maximum(x @ p["w1"] + p["b1"], 0)
+        return hidden, hidden @ p["wr"] + p["br"], hidden @ p["ws"] + p["bs"]
+
+    def step(self, x: np.ndarray, rank: np.ndarray, suit: np.ndarray, lr: float,
+             weight_decay: float = 1e-4) -> float:
+        p = self.params
+        hidden, rank_logits, suit_logits = self.forward(x)
+        n = x.shape[0]
+        rank_prob = _softmax(rank_logits)
+        loss = -np.log(rank_prob[np.arange(n), rank] + 1e-9).mean()
+        d_rank = rank_prob
+        d_rank[np.arange(n), rank] -= 1
+        d_rank /= n
+        has_suit = suit >= 0
+        suit_prob = _softmax(suit_logits)
+        d_suit = np.zeros_like(suit_prob)
+        if has_suit.any():
+            idx = np.flatnonzero(has_suit)
+            loss += -np.log(suit_prob[idx, suit[idx]] + 1e-9).mean()
+            d_suit[idx] = suit_prob[idx]
+            d_suit[idx, suit[idx]] -= 1
+            d_suit /= max(idx.size, 1)
+        grads = {
+            "wr": hidden.T @ d_rank, "br": d_rank.sum(0),
+            "ws": hidden.T @ d_suit, "bs": d_suit.sum(0),
+        }
+        d_hidden = (d_rank @ p["wr"].T + d_suit @ p["ws"].T) * (hidden > 0)
+        grads["w1"] = x.T @ d_hidden
+        grads["b1"] = d_hidden.sum(0)
+        self._t += 1
+        for key, grad in grads.items():
+            if key.startswith("w"):
+                grad = grad + weight_decay * p[key]
+            self._m[key] = 0.9 * self._m[key] + 0.1 * grad
+            self._v[key] = 0.999 * self._v[key] + 0.001 * grad * grad
+            m_hat = self._m[key] / (1 - 0.9 ** self._t)
+            v_hat = self._v[key] / (1 - 0.999 ** self._t)
+            p[key] -= (lr * m_hat / (np.sqrt(v_hat) + 1e-8)).astype(np.float32)
+        return float(loss)
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    exp = np.exp(shifted)
+    result: np.ndarray = exp / exp.sum(axis=1, keepdims=True)
+    return result
+
+
+def train(features: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: int, epochs: int,
+          hidden: int) -> tuple[MLP, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    mean = features.mean(axis=0)
+    std = features.std(axis=0) + 1e-3
+    x = ((features - mean) / std).astype(np.float32)
+    model = MLP(rng, x.shape[1], hidden)
+    batch = 256
+    for epoch in range(epochs):
+        order = rng.permutation(x.shape[0])
+        lr = 2e-3 * (0.5 * (1 + np.cos(np.pi * epoch / epochs))) + 5e-5
+        losses = []
+        for start in range(0, order.size, batch):
+            chunk = order[start:start + batch]
+            # Feature dropout: some robustness to details a new design draws differently.
+            noisy = x[chunk] * (rng.random(x[chunk].shape) > 0.1) / 0.9
+            losses.append(model.step(noisy.astype(np.float32), rank[chunk], suit[chunk], lr))
+        if epoch % 5 == 0 or epoch == epochs - 1:
+            print(f"epoch {epoch + 1}/{epochs}: loss {np.mean(losses):.4f}", flush=True)
+    return model, mean, std
+
+
+def export(model: MLP, mean: np.ndarray, std: np.ndarray, path: Path) -> None:
+    p = model.params
+    w1 = (p["w1"] / std[:, None]).astype(np.float32)
+    b1 = (p["b1"] - (mean / std) @ p["w1"]).astype(np.float32)
+    data = mlp_to_onnx([DenseLayer(w1, b1)], {"rank": DenseLayer(p["wr"], p["br"]),
+                                               "suit": DenseLayer(p["ws"], p["bs"])})
+    path.write_bytes(data)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--samples", type=int, default=2400, help="card-level canvases")
+    parser.add_argument("--scenes", type=int, default=60, help="rendered scenes for negatives")
+    parser.add_argument("--epochs", type=int, default=40)
+    parser.add_argument("--hidden", type=int, default=128)
+    parser.add_argument("--out", type=Path, default=MODEL_FILE)
+    args = parser.parse_args(argv)
+
+    # The renderer is only needed here, never by the recognizer at run time.
+    from hwsim.camera.dataset import generate_scenes
+    from hwsim.camera.designs import DESIGNS, HELD_OUT_DESIGNS, TUNING_DESIGNS
+    from hwsim.camera.render import render_card
+
+    names = [d if isinstance(d, str) else d.name for d in TUNING_DESIGNS]
+    held = {d if isinstance(d, str) else d.name for d in HELD_OUT_DESIGNS}
+    assert not held & set(names), "a held-out design is listed for tuning"
+    designs = [DESIGNS[n] for n in names]
+    print(f"training on designs {names}; held out (never rendered here): {sorted(held)}")
+
+    rng = np.random.default_rng(args.seed)
+    started = time.perf_counter()
+    sampler = CardSampler(designs, render_card)
+    features, rank, suit = card_level_data(rng, sampler, args.samples)
+    print(f"card-level: {features.shape[0]} examples, {(rank != NOT_INDEX).sum()} indices "
+          f"({time.perf_counter() - started:.0f} s)", flush=True)
+    negatives = scene_negatives(generate_scenes(args.scenes, args.seed + 1000, names), 0.5, rng)
+    print(f"scene negatives: {negatives.shape[0]} ({time.perf_counter() - started:.0f} s)",
+          flush=True)
+    features = np.concatenate([features, negatives])
+    rank = np.concatenate([rank, np.full(negatives.shape[0], NOT_INDEX)])
+    suit = np.concatenate([suit, np.full(negatives.shape[0], NO_SUIT)])
+
+    model, mean, std = train(features, rank, suit, args.seed, args.epochs, args.hidden)
+    _, rank_logits, suit_logits = model.forward(((features - mean) / std).astype(np.float32))
+    rank_ok = (rank_logits.argmax(1) == rank).mean()
+    has_suit = suit >= 0
+    suit_ok = (suit_logits.argmax(1)[has_suit] == suit[has_suit]).mean()
+    print(f"training accuracy: rank/not-index {rank_ok:.4f}, suit {suit_ok:.4f}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    export(model, mean, std, args.out)
+    info = {"feature_size": FEATURE_SIZE, "ranks": RANKS + "-", "suits": SUITS,
+            "min_confidence": 0.5, "seed": args.seed, "samples": args.samples,
+            "scenes": args.scenes, "epochs": args.epochs, "hidden": args.hidden,
+            "designs": names}
+    info_path = MODEL_INFO if args.out == MODEL_FILE else args.out.with_suffix(".json")
+    info_path.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KiB) and {info_path.name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
