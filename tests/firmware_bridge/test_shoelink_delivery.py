@@ -186,7 +186,9 @@ def test_an_unplug_mid_deal_loses_nothing_once_the_shoe_is_back(
     while len(store.reliable()) < 60 and time.monotonic() < deadline:
         time.sleep(0.001)
     shoe.unplug()
-    time.sleep(0.3)  # the dealer keeps dealing until the buffer stops the gate
+    deadline = time.monotonic() + 5  # the dealer keeps dealing until the buffer stops the gate
+    while (shoe.pending_count < 64 or reader.online) and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert shoe.pending_count == 64
     assert not reader.online
     received_while_out = len(store.reliable())
@@ -258,7 +260,10 @@ def test_without_acknowledgement_the_gate_stops_and_nothing_is_delivered_twice(
     rig[1].append(reader)
     shoe.start()
     reader.start()
-    time.sleep(0.3)
+    deadline = time.monotonic() + 5
+    while shoe.pending_count < 64 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.2)  # several re-send rounds: still nothing delivered twice
     events = [e for e in list(inbox.queue) if isinstance(e, ShoeCard | ShoeStatus)]
     assert [e.seq for e in events] == list(range(1, 65))  # the shoe's 64-frame buffer
     assert shoe.pending_count == 64 and shoe.cards_left == 104 - 63

@@ -120,9 +120,10 @@ def test_a_full_buffer_stops_the_gate_and_acks_open_it(
     assert shoe.cards_left == 104 - 63
     assert shoe.counters.gate_stops == 1
     host.send(FrameType.ACK, ack_payload(10))
+    host.wait_for(lambda _: 74 in host.reliable_seqs())
     host.pump(0.05)
     assert shoe.acked_seq == 10 and shoe.pending_count == 64 and shoe.cards_left == 104 - 73
-    assert max(host.reliable_seqs()) == 74
+    assert max(host.reliable_seqs()) == 74  # ten acknowledged, ten more cards, no more
 
 
 def test_resends_wait_for_the_interval_and_go_oldest_first(
@@ -157,7 +158,7 @@ def test_heartbeats_count_cards_and_uptime(started: Starter) -> None:
     shoe, host = started(buffer_size=11)
     host.pump(0.3)
     beats = [parse_heartbeat_payload(f.payload) for f in host.of_kind(FrameType.HEARTBEAT)]
-    assert 4 <= len(beats) <= 8  # every 50 ms over 300 ms
+    assert 3 <= len(beats) <= 8  # every 50 ms over 300 ms (fewer on a busy machine)
     uptimes = [uptime for _, uptime in beats]
     assert uptimes == sorted(uptimes)
     assert beats[-1][0] == 10  # SHOE loaded plus ten cards fill the 11-frame buffer
