@@ -109,6 +109,7 @@ class ShoeLinkReader:
         self._last_uptime: int | None = None
         self._last_serial: str | None = None
         self._pending_hello: dict[str, str] | None = None
+        self._start_window: dict[int, Frame] = {}
 
     # Life cycle -----------------------------------------------------------
 
@@ -253,6 +254,7 @@ class ShoeLinkReader:
         log.warning("the shoe restarted: its sequence numbers start again at 1")
         with self._ack_lock:
             self._expected = 1
+            self._start_window = {}
             self._delivered_last = None
             self._stored = None
             self._highest_seen = None
@@ -287,7 +289,31 @@ class ShoeLinkReader:
         else:
             self._highest_seen = seq
         if self._expected is None:
-            self._expected = seq
+            self._find_start(frame)
+            return
+        self._sequence(frame)
+
+    def _find_start(self, frame: Frame) -> None:
+        """No journal position: wait for the shoe's next re-send round (a seq seen
+        twice) and start at the lowest seq seen, so a frame the line lost in the
+        first round is not skipped."""
+        window = self._start_window
+        if frame.seq not in window:
+            window[frame.seq] = frame
+            return
+        first = next(iter(window))
+        offsets = [_signed_distance(first, seq) for seq in window]
+        start = (first - 1 + min(offsets)) % 65535 + 1
+        self._expected = start
+        self._start_window = {}
+        seq = start
+        while seq in window and self._expected == seq:
+            self._deliver_frame(window[seq])
+            seq = next_seq(seq)
+
+    def _sequence(self, frame: Frame) -> None:
+        seq = frame.seq
+        assert self._expected is not None
         ahead = seq_distance(self._expected, seq)
         if ahead == 0:
             self._deliver_frame(frame)
@@ -346,6 +372,12 @@ class ShoeLinkReader:
         if self.port.write(_HELLO_REQ):
             self._stats.hello_requests += 1
             self._stats.bytes_out += len(_HELLO_REQ)
+
+
+def _signed_distance(start: int, end: int) -> int:
+    """Steps from `start` to `end` on the 1 … 65535 ring, negative if `end` is behind."""
+    forward = seq_distance(start, end)
+    return forward if forward <= _HALF_RING else forward - 65535
 
 
 _UPTIME_WRAP_MARGIN_MS = 600_000

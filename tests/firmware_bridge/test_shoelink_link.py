@@ -364,3 +364,25 @@ def test_the_uptime_wrapping_after_49_days_is_not_a_restart(shoe: ScriptedShoe) 
         shoe.send(heartbeat(500), card(2))
         assert consumer.next_reliable().seq == 2
         assert reader.stats.shoe_restarts == 0
+
+
+def test_without_a_journal_position_the_start_is_the_oldest_frame_re_sent(
+    shoe: ScriptedShoe,
+) -> None:
+    consumer = Consumer()
+    with connect(shoe, consumer, resume_after=None) as reader:
+        shoe.send(card(41), card(42))  # the line lost seq 40 in the first round
+        assert consumer.nothing_reliable_for(0.1)  # waits for the re-send round
+        shoe.send(card(40), card(41), card(42), card(43))
+        assert [consumer.next_reliable().seq for _ in range(4)] == [40, 41, 42, 43]
+        shoe.pump(0.05)
+        assert shoe.acks() == []
+        reader.ack(43)
+        shoe.wait_for(lambda _: shoe.acks() == [43])
+
+
+def test_without_a_journal_position_the_start_may_wrap(shoe: ScriptedShoe) -> None:
+    consumer = Consumer()
+    with connect(shoe, consumer, resume_after=None):
+        shoe.send(card(1), card(2), card(65535), card(1))
+        assert [consumer.next_reliable().seq for _ in range(3)] == [65535, 1, 2]
