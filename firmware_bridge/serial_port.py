@@ -84,7 +84,10 @@ class ReopeningPort:
         try:
             port = self._open()
         except (serial.SerialException, OSError, ValueError) as error:
-            self._note_failure(f"cannot open {self.url}: {error}")
+            self._note_failure(
+                f"cannot open {self.url}: {error}; retrying (check the cable, the path "
+                "or address, and that no other program holds the port)"
+            )
             return False
         with self._lock:
             self._port = port

@@ -11,7 +11,9 @@ import argparse
 import json
 import logging
 import queue
+import signal
 import sys
+from types import FrameType
 from typing import Any
 
 from firmware_bridge.serial_port import Backoff
@@ -92,9 +94,17 @@ def run_monitor(args: argparse.Namespace) -> int:
         return 2
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s",
                         stream=sys.stderr)
-    if args.driver == "text":
-        return _monitor_text(args)
-    return _monitor_shoelink(args)
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # stop as on Ctrl-C, with stats
+    try:
+        if args.driver == "text":
+            return _monitor_text(args)
+        return _monitor_shoelink(args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 def _print(record: dict[str, Any]) -> None:
