@@ -90,9 +90,21 @@ def find_corner_markers(image: np.ndarray) -> dict[int, tuple[float, float]]:
         return found
     for marker_corners, marker_id in zip(corners, ids.ravel(), strict=True):
         if int(marker_id) in CORNER_MARKER_IDS:
-            centre = marker_corners.reshape(4, 2).mean(axis=0)
-            found[int(marker_id)] = (float(centre[0]), float(centre[1]))
+            found[int(marker_id)] = _diagonal_crossing(marker_corners.reshape(4, 2))
     return found
+
+
+def _diagonal_crossing(quad: np.ndarray) -> tuple[float, float]:
+    """The marker's centre: where its diagonals cross (true under perspective, unlike a mean)."""
+    p0, p1, p2, p3 = (quad[i].astype(np.float64) for i in range(4))
+    d1, d2 = p2 - p0, p3 - p1
+    denominator = d1[0] * d2[1] - d1[1] * d2[0]
+    if abs(denominator) < 1e-9:
+        centre = quad.mean(axis=0)
+        return float(centre[0]), float(centre[1])
+    t = ((p1[0] - p0[0]) * d2[1] - (p1[1] - p0[1]) * d2[0]) / denominator
+    crossing = p0 + t * d1
+    return float(crossing[0]), float(crossing[1])
 
 
 def layout_from_corners(corners: Sequence[tuple[float, float]], image_size: tuple[int, int],

@@ -1,7 +1,8 @@
 """Turn each frame's detections into table events.
 
 - `CardPlaced` once a card has been read at the same place (within
-  `place_tolerance_px`) in `stable_frames` consecutive frames; a card seen in
+  `place_tolerance_px` of where it was first seen) in `stable_frames`
+  consecutive frames, at the mean of those reads; a card seen in
   fewer frames (a glint, a card in the dealer's hand passing by) or still
   moving produces nothing.
 - A placed card that disappears for a while (a hand over it) and comes back
@@ -41,11 +42,16 @@ _Item = TypeVar("_Item", "_Candidate", "_Placed")
 @dataclass
 class _Candidate:
     card: str
-    x: float
+    x: float  # where it was first seen: the anchor it must stay near
     y: float
     box: str | None
     frames: int
     seen_now: bool = True
+    sum_x: float = 0.0
+    sum_y: float = 0.0
+
+    def mean(self) -> tuple[float, float]:
+        return self.sum_x / self.frames, self.sum_y / self.frames
 
 
 @dataclass
@@ -110,10 +116,13 @@ class CardTracker:
         for det in detections:
             known = self._nearest(self._candidates, det)
             if known is None:
-                self._candidates.append(_Candidate(det.card, det.x, det.y, det.box, 1))
+                self._candidates.append(_Candidate(det.card, det.x, det.y, det.box, 1,
+                                                   sum_x=det.x, sum_y=det.y))
             elif not known.seen_now:
                 known.frames += 1
-                known.seen_now = True  # its anchor stays where it was first seen
+                known.seen_now = True
+                known.sum_x += det.x
+                known.sum_y += det.y
         # A candidate not seen in this frame, or one that moved, starts over.
         self._candidates = [c for c in self._candidates if c.seen_now]
         events: list[TrackerEvent] = []
@@ -121,13 +130,14 @@ class CardTracker:
             if cand.frames < self.stable_frames:
                 continue
             self._candidates.remove(cand)
+            x, y = cand.mean()
             moved = next((p for p in self._placed
                           if p.card == cand.card and not p.seen_now), None)
             if moved is not None:
-                moved.x, moved.y, moved.box, moved.seen_now = cand.x, cand.y, cand.box, True
+                moved.x, moved.y, moved.box, moved.seen_now = x, y, cand.box, True
                 continue
-            self._placed.append(_Placed(cand.card, cand.x, cand.y, cand.box))
-            events.append(CardPlaced(cand.card, cand.box, cand.x, cand.y))
+            self._placed.append(_Placed(cand.card, x, y, cand.box))
+            events.append(CardPlaced(cand.card, cand.box, x, y))
         return events
 
     def _nearest(self, items: Sequence[_Item], det: Detection) -> _Item | None:
