@@ -71,7 +71,7 @@ class ShoeLinkReader:
     (from its journal), 0 for a shoe that was never read; None trusts the
     first reliable frame after the shoe's HELLO (see docs/protocol.md).
     `deliver` runs on the reader thread; it should store or queue the event
-    and return quickly.
+    and return quickly. Then call `ack(seq)` from any thread once stored.
     """
 
     def __init__(
@@ -151,20 +151,25 @@ class ShoeLinkReader:
         snapshot.port_errors = self.port.errors
         return snapshot
 
-    def ack(self, seq: int) -> None:
+    def ack(self, seq: int) -> bool:
         """Tell the shoe that every reliable event up to `seq` is stored.
 
-        Call it only after the event is durably stored. Raises ValueError for a
-        sequence number that was never delivered.
+        Call it only after the event is durably stored. A sequence number never
+        delivered in the shoe's current numbering (a consumer bug, or an event
+        stored just as the shoe restarted) is not sent: a warning is logged and
+        False returned.
         """
         with self._ack_lock:
             last = self._delivered_last
             if last is None or seq_distance(seq, last) > _HALF_RING:
-                raise ValueError(
-                    f"ack({seq}): that event was never delivered (last delivered: {last})"
+                log.warning(
+                    "ack(%d) not sent: no such event was delivered (last delivered: %s)",
+                    seq, last,
                 )
+                return False
             self._stored = seq
             self._send_ack(seq)
+            return True
 
     # Reader thread ---------------------------------------------------------
 
