@@ -1,0 +1,1169 @@
+"""The round machine: one table, many rounds, driven by events.
+
+`transitions` models the phases only (betting, dealing, insurance, playing,
+dealer, settled, halted, void); each card and decision is handled by plain
+methods, so a round costs a handful of triggers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from transitions import Machine
+
+from table import settlement
+from table.cards import IMPOSSIBLE_CARD, TEN_VALUE_RANKS, ShoeInventory
+from table.events import DEALER, Bet, Card, Deal, Do, Event, Flag, Resolve, ShoeStatus
+from table.hands import hand_value, hard_total, is_natural, is_pair
+from table.payouts import (
+    bonus_blackjack,
+    is_super_bonus,
+    is_triple_seven,
+    pontoon_21_bonus,
+    ratio,
+    sevens_prize,
+    win_amount,
+)
+from table.profiles import Rules
+from table.round_state import Box, Halt, Hand, Pending, Round
+from table.views import BoxView, Due, HandView, Outcome, TableView
+
+# The library logs every trigger at INFO; that alone triples the cost of a round.
+logging.getLogger("transitions").setLevel(logging.WARNING)
+
+PHASES = ["betting", "dealing", "insurance", "playing", "dealer", "settled", "halted", "void"]
+IN_ROUND = ["dealing", "insurance", "playing", "dealer"]
+
+CARD_TO_EMPTY_BOX = "CARD_TO_EMPTY_BOX"
+CARD_OUT_OF_ORDER = "CARD_OUT_OF_ORDER"
+EXTRA_CARD = "EXTRA_CARD"
+DEALER_DREW_ON_STAND = "DEALER_DREW_ON_STAND"
+DEALER_STOOD_ON_DRAW = "DEALER_STOOD_ON_DRAW"
+CUT_CARD = "CUT_CARD"
+
+OWNER_ONLY = ("hit", "stand", "double", "split", "rescue", "buy", "twist", "timeout")
+
+
+class _Refused(Exception):
+    """A decision the rules do not allow; carries the reason."""
+
+
+class Table:
+    """One table under one profile. Feed events with `apply`; ask `due`, `view`, `results`."""
+
+    state: str
+    # Triggers that transitions adds to the model (declared for the type checker).
+    begin_round: Callable[[], bool]
+    start_deal: Callable[[], bool]
+    open_insurance: Callable[[], bool]
+    start_play: Callable[[], bool]
+    start_dealer: Callable[[], bool]
+    finish: Callable[[], bool]
+    halt: Callable[[], bool]
+    void_round: Callable[[], bool]
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.inventory = ShoeInventory(rules.shoe, rules.decks)
+        self.banker = DEALER
+        self._rounds: list[Round] = []
+        self._round: Round | None = None
+        self._events = 0
+        self._box_i = 0
+        self._hand_i = 0
+        self._rescue_hand: Hand | None = None
+        self._new_shoe_due = False
+        self.machine = Machine(
+            model=self,
+            states=PHASES,
+            initial="betting",
+            auto_transitions=False,
+            queued=True,
+            send_event=False,
+            on_exception="_on_machine_error",
+        )
+        add: Any = self.machine.add_transition
+        add("begin_round", ["betting", "settled", "void"], "betting")
+        add("start_deal", "betting", "dealing")
+        add("open_insurance", "dealing", "insurance")
+        add("start_play", ["dealing", "insurance"], "playing")
+        add("start_dealer", ["dealing", "insurance", "playing"], "dealer")
+        add("finish", IN_ROUND, "settled")
+        add("halt", ["betting", "settled"] + IN_ROUND, "halted")
+        add("void_round", ["betting", "halted"] + IN_ROUND, "void")
+        for phase in ["betting", "settled"] + IN_ROUND:
+            add(f"resume_{phase}", "halted", phase)
+
+    # -- the public API -------------------------------------------------------------
+
+    def apply(self, event: Event, position: str | None = None) -> Outcome:
+        """Feed one event. A refused decision changes nothing; the outcome says why."""
+        self._events += 1
+        where = position or f"event {self._events}"
+        rescue_hand = self._rescue_hand
+        self._rescue_hand = None
+        rnd = self._round
+        flags_before = len(rnd.flags) if rnd else 0
+        try:
+            if isinstance(event, Card):
+                self._on_card(event)
+            elif isinstance(event, Do):
+                self._on_do(event, rescue_hand)
+            elif isinstance(event, Bet):
+                self._on_bet(event)
+            elif isinstance(event, Deal):
+                self._on_deal()
+            elif isinstance(event, Resolve):
+                self._on_resolve(event)
+            elif isinstance(event, ShoeStatus):
+                self._on_shoe(event)
+            elif isinstance(event, Flag):
+                self._on_flag(event)
+            else:
+                raise _Refused(f"unknown event {event!r}")
+        except _Refused as refusal:
+            reason = str(refusal)
+            if self._round is not None:
+                self._round.refused.append(
+                    {"position": where, "event": event.to_json(), "reason": reason}
+                )
+            return Outcome(False, reason)
+        new_flags: tuple[str, ...] = ()
+        if self._round is not None:
+            start = flags_before if self._round is rnd else 0
+            new_flags = tuple(self._round.flags[start:])
+        return Outcome(True, None, new_flags)
+
+    def due(self) -> Due:
+        rnd = self._round
+        number = rnd.number if rnd else 0
+        phase = self.state
+        if rnd is not None and rnd.halt is not None:
+            return Due(phase, number, None, None, (), None, True, (rnd.halt.code,), False, None,
+                       self.rules.misdeal_resolutions)
+        if phase == "dealing" and rnd is not None:
+            target = rnd.deal_queue[rnd.deal_pos]
+            return Due(phase, number, None, None, (), None, False, (), True, target)
+        if phase == "insurance" and rnd is not None:
+            offered = ("insurance", "even_money", "decline")
+            return Due(phase, number, None, None, offered, None, False, (), False, None)
+        if phase == "playing" and rnd is not None:
+            box, hand = self._active()
+            expects = self._hand_takes_card(hand)
+            legal = tuple(self.legal_actions())
+            return Due(phase, number, box.number, box.hands.index(hand), legal, None, False, (),
+                       expects, box.number if expects else None)
+        if phase == "dealer" and rnd is not None:
+            if self.rules.game == "banker":
+                return Due(phase, number, None, None, ("stand",), "draw", False, (), True, DEALER)
+            instruction = "stand" if self._dealer_complete() else "draw"
+            return Due(phase, number, None, None, (), instruction, False, (),
+                       instruction == "draw", DEALER if instruction == "draw" else None)
+        return Due(phase, number, None, None, (), None, False, (), False, None)
+
+    def legal_actions(self) -> list[str]:
+        """The decisions the active hand's owner may take now."""
+        if self.state != "playing" or self._round is None:
+            return []
+        box, hand = self._active()
+        legal = []
+        for action in ("hit", "stand", "double", "split", "surrender", "buy", "twist",
+                       "timeout"):
+            try:
+                self._check(action, box, hand, None)
+            except _Refused:
+                continue
+            legal.append(action)
+        return legal
+
+    def view(self) -> TableView:
+        rnd = self._round
+        boxes: list[BoxView] = []
+        active_box = None
+        if self.state == "playing" and rnd is not None:
+            active_box = self._active()[0].number
+        if rnd is not None:
+            results = self._hand_results(rnd)
+            for number in sorted(rnd.boxes):
+                box = rnd.boxes[number]
+                bets = tuple(sorted(
+                    [(player, "main", amount) for player, amount in box.main.items()]
+                    + [(player, spot, amount) for (player, spot), amount in box.side.items()]
+                    + [(player, "insurance", amount) for player, amount in box.insurance.items()]
+                ))
+                hands = tuple(
+                    HandView(i, tuple(hand.cards), hand.total(), hand.is_soft(),
+                             tuple(hand.stakes.items()), hand.status, results.get((number, i)))
+                    for i, hand in enumerate(box.hands)
+                )
+                boxes.append(BoxView(number, box.owner, bets, hands, number == active_box))
+        dealer = tuple(rnd.dealer) if rnd else ()
+        total, soft = hand_value(dealer) if dealer else (0, False)
+        return TableView(
+            rnd.number if rnd else 0, self.state, tuple(boxes), dealer, total, soft,
+            tuple(rnd.flags) if rnd else (), bool(rnd and rnd.halt), self.banker,
+        )
+
+    def results(self) -> list[dict[str, Any]]:
+        return [self._result(rnd) for rnd in self._rounds]
+
+    def current_result(self) -> dict[str, Any] | None:
+        return self._result(self._round) if self._round is not None else None
+
+    # -- results --------------------------------------------------------------------
+
+    def _hand_results(self, rnd: Round) -> dict[tuple[int, int], str]:
+        out: dict[tuple[int, int], str] = {}
+        for entry in rnd.ledger:
+            if entry.spot == "main" and entry.hand is not None:
+                box = rnd.boxes.get(entry.box)
+                if box is not None and entry.player == box.owner:
+                    net = entry.payout - entry.stake
+                    key = (entry.box, entry.hand)
+                    verdict = "win" if net > 0 else "push" if net == 0 else "lose"
+                    out[key] = verdict
+        return out
+
+    def _result(self, rnd: Round) -> dict[str, Any]:
+        net: dict[str, int] = {}
+        for box in rnd.boxes.values():
+            for player in box.main:
+                net.setdefault(f"{player}/main", 0)
+            for player, spot in box.side:
+                net.setdefault(f"{player}/{spot}", 0)
+        for entry in rnd.ledger:
+            key = f"{entry.player}/{entry.spot}"
+            net[key] = net.get(key, 0) + entry.payout - entry.stake
+        hands = []
+        for number in sorted(rnd.boxes):
+            for index, hand in enumerate(rnd.boxes[number].hands):
+                hands.append({
+                    "box": number, "hand": index, "cards": list(hand.cards),
+                    "total": hand.total(), "status": hand.status,
+                })
+        status = rnd.status
+        if status != "void" and (rnd.halt is not None or status != "settled"):
+            status = "open"
+        result: dict[str, Any] = {
+            "round": rnd.number,
+            "status": status,
+            "flags": list(rnd.flags),
+            "net": dict(sorted(net.items())),
+            "dealer": list(rnd.dealer),
+            "burned": list(rnd.burned),
+            "hands": hands,
+            "refused": list(rnd.refused),
+            "settlement": [entry.to_json() for entry in rnd.ledger],
+        }
+        if rnd.notices:
+            result["notices"] = list(rnd.notices)
+        if self.rules.game == "banker":
+            result["next_banker"] = rnd.next_banker or self.banker
+        return result
+
+    # -- events ---------------------------------------------------------------------
+
+    def _require_round(self) -> Round:
+        if self._round is None:
+            raise _Refused("no round is open: place a bet first")
+        return self._round
+
+    def _open_round(self) -> Round:
+        """The first bet after a finished round opens the next one."""
+        if self._round is None or self.state in ("settled", "void"):
+            if self._round is not None and self._round.status not in ("settled", "void"):
+                raise _Refused("the round is not finished")
+            rnd = Round(len(self._rounds) + 1)
+            self._rounds.append(rnd)
+            self._round = rnd
+            if self.rules.inventory_per_round or self._new_shoe_due:
+                self.inventory.reload()
+                self._new_shoe_due = False
+            if self.state != "betting":
+                self.begin_round()
+        return self._round
+
+    def _on_bet(self, bet: Bet) -> None:
+        rules = self.rules
+        if self.state == "halted":
+            raise _Refused("the round is halted on a misdeal: resolve it (void or accept) first")
+        if self.state == "dealing" and rules.game == "banker":
+            self._raise_banker_stake(bet)
+            return
+        if self.state not in ("betting", "settled", "void"):
+            raise _Refused(f"bets are closed ({self.state}); wait for the next round")
+        if bet.box > rules.max_boxes:
+            raise _Refused(f"box {bet.box} does not exist: this table has {rules.max_boxes} boxes")
+        owner = f"box{bet.box}"
+        player = bet.player or owner
+        rnd = self._round
+        box = rnd.boxes.get(bet.box) if rnd is not None and self.state == "betting" else None
+        if bet.spot == "main":
+            if player != owner and (box is None or owner not in box.main):
+                raise _Refused(f"box {bet.box} has no owner's bet yet: {owner} bets first")
+            if bet.amount < rules.min_bet:
+                raise _Refused(f"the table minimum is {rules.min_bet}; {bet.amount} is too little")
+            if box is not None and player not in box.main and rules.max_bettors_per_box and len(
+                    box.main) >= rules.max_bettors_per_box:
+                raise _Refused(f"box {bet.box} already has {rules.max_bettors_per_box} bettors")
+            total = (sum(box.main.values()) if box else 0) + bet.amount
+            if rules.max_box_total and total > rules.max_box_total:
+                raise _Refused(f"box {bet.box} would hold {total}; the box limit is "
+                               f"{rules.max_box_total}")
+        else:
+            if bet.spot not in rules.side_bets:
+                offered = ", ".join(rules.side_bets) or "none"
+                raise _Refused(f"side bet {bet.spot!r} is not offered here (offered: {offered})")
+            if box is None or player not in box.main:
+                raise _Refused(f"a {bet.spot} bet needs {player}'s main bet on box {bet.box} first")
+            if bet.spot == "sevens":
+                already = box.side.get((player, "sevens"), 0) + bet.amount
+                if not (rules.sevens_min <= already <= rules.sevens_max
+                        and already % rules.sevens_step == 0):
+                    raise _Refused(f"sevens stakes are {rules.sevens_min} to {rules.sevens_max} "
+                                   f"in steps of {rules.sevens_step}; {already} is not")
+        rnd = self._open_round()
+        box = rnd.boxes.get(bet.box)
+        if box is None:
+            box = rnd.boxes[bet.box] = Box(bet.box, owner)
+        if bet.spot == "main":
+            box.main[player] = box.main.get(player, 0) + bet.amount
+        else:
+            box.side[(player, bet.spot)] = box.side.get((player, bet.spot), 0) + bet.amount
+
+    def _raise_banker_stake(self, bet: Bet) -> None:
+        rnd = self._require_round()
+        box = rnd.boxes.get(bet.box)
+        player = bet.player or f"box{bet.box}"
+        if bet.spot != "main" or box is None or player not in box.main:
+            raise _Refused(f"only a seated player may raise a stake; box {bet.box} has no bet")
+        if len(box.dealt) != 1:
+            raise _Refused("a stake may be raised only after the first card, before the second")
+        box.main[player] += bet.amount
+        hand = box.hands[0]
+        hand.stakes[player] += bet.amount
+        hand.originals[player] += bet.amount
+
+    def _on_deal(self) -> None:
+        if self.state != "betting" or self._round is None:
+            raise _Refused("no bets to deal to: place a bet first" if self.state != "halted"
+                           else "the round is halted on a misdeal: resolve it first")
+        rnd = self._round
+        rnd.order = sorted(number for number, box in rnd.boxes.items() if box.main)
+        if not rnd.order:
+            raise _Refused("no main bet on the table: nothing to deal")
+        for number in rnd.order:
+            box = rnd.boxes[number]
+            stakes = dict(box.main)
+            box.hands.append(Hand(number, [], stakes, dict(stakes)))
+        queue: list[int | str] = list(rnd.order) + [DEALER] + list(rnd.order)
+        if self.rules.hole_card == "peek" or self.rules.game == "banker":
+            queue.append(DEALER)
+        rnd.deal_queue = queue
+        rnd.deal_pos = 0
+        self.start_deal()
+
+    # -- cards ----------------------------------------------------------------------
+
+    def _on_card(self, event: Card) -> None:
+        phase = self.state
+        if phase == "halted":
+            raise _Refused("the round is halted on a misdeal: resolve it (void or accept) first")
+        if phase == "void" or self._round is None:
+            rnd = self._open_round()
+            self._misdeal(event, EXTRA_CARD, "betting")
+            return
+        card = event.card
+        if not self.inventory.can_hold(card):
+            self._misdeal(event, IMPOSSIBLE_CARD, phase, counted=False)
+            return
+        rnd = self._round
+        if phase == "betting":
+            self._misdeal(event, self._wrong_place_code(event.box, EXTRA_CARD), phase)
+        elif phase == "settled":
+            if isinstance(event.box, int):
+                self._misdeal(event, self._wrong_place_code(event.box, CARD_OUT_OF_ORDER), phase)
+            elif self.rules.game == "banker":
+                self._misdeal(event, EXTRA_CARD, phase)
+            else:
+                self._misdeal(event, DEALER_DREW_ON_STAND, phase)
+        elif phase == "dealing":
+            target = rnd.deal_queue[rnd.deal_pos]
+            if event.box is not None and event.box != target:
+                self._misdeal(event, self._wrong_place_code(event.box, CARD_OUT_OF_ORDER), phase)
+                return
+            self.inventory.take(card)
+            self._deal_card(target, card)
+        elif phase == "insurance":
+            self._close_insurance()
+            self._on_card(event)
+        elif phase == "playing":
+            box, hand = self._active()
+            if event.box is not None and event.box != box.number:
+                self._misdeal(event, self._wrong_place_code(event.box, CARD_OUT_OF_ORDER), phase)
+                return
+            if not self._hand_takes_card(hand):
+                owed = next((h for h in box.hands if h.owed and not h.done), None)
+                if owed is None:
+                    self._misdeal(event, EXTRA_CARD, phase)
+                    return
+                hand = owed
+            self.inventory.take(card)
+            self._give_card(box, hand, card)
+        elif phase == "dealer":
+            if event.box is not None and event.box != DEALER:
+                self._misdeal(event, self._wrong_place_code(event.box, CARD_OUT_OF_ORDER), phase)
+                return
+            if self.rules.game != "banker" and self._dealer_complete():
+                self._misdeal(event, DEALER_DREW_ON_STAND, phase)
+                return
+            self.inventory.take(card)
+            rnd.dealer.append(card)
+            self._after_dealer_card()
+
+    def _wrong_place_code(self, box: int | str | None, otherwise: str) -> str:
+        rnd = self._round
+        if isinstance(box, int) and (rnd is None or box not in rnd.boxes
+                                     or not rnd.boxes[box].main):
+            return CARD_TO_EMPTY_BOX
+        return otherwise
+
+    def _misdeal(self, event: Card | None, code: str, resume: str, counted: bool = True) -> None:
+        rnd = self._require_round()
+        card = event.card if event is not None else None
+        if card is not None and counted:
+            self.inventory.take(card)
+        rnd.flags.append(code)
+        rnd.halt = Halt(code, card if counted else None, resume)
+        self.halt()
+
+    def _deal_card(self, target: int | str, card: str) -> None:
+        rnd = self._require_round()
+        if target == DEALER:
+            rnd.dealer.append(card)
+        else:
+            assert isinstance(target, int)
+            box = rnd.boxes[target]
+            box.hands[0].cards.append(card)
+            box.dealt.append(card)
+            if len(box.dealt) == 2 and rnd.dealer:
+                settlement.settle_side_bets_at_deal(self.rules, rnd, box)
+        rnd.deal_pos += 1
+        if rnd.deal_pos == len(rnd.deal_queue):
+            self._after_deal()
+
+    def _after_deal(self) -> None:
+        rnd = self._require_round()
+        rules = self.rules
+        up = rnd.dealer[0]
+        for number in rnd.order:
+            box = rnd.boxes[number]
+            hand = box.hands[0]
+            if is_natural(hand.cards):
+                hand.status, hand.done = "natural", True
+                if rules.bonus_blackjack_pays != "none" and bonus_blackjack(hand.cards):
+                    odds = ratio(rules.bonus_blackjack_pays)
+                    for player in hand.open_players():
+                        stake = hand.stakes[player]
+                        settlement.settle_hand_player(
+                            rnd, hand, player, stake + win_amount(stake, odds),
+                            f"Bonus Black Jack {rules.bonus_blackjack_pays} at once")
+                    hand.status, box.over = "paid", True
+                elif rules.natural_paid == "at_once" or (
+                        rules.natural_paid == "unless_ace_or_ten"
+                        and up[0] != "A" and up[0] not in TEN_VALUE_RANKS):
+                    self._pay_natural_now(hand)
+        if rules.game == "banker":
+            if is_natural(rnd.dealer):
+                for number in rnd.order:
+                    hand = rnd.boxes[number].hands[0]
+                    for player in hand.open_players():
+                        settlement.book(rnd, player, "main", number, 0, hand.stakes[player],
+                                        -hand.stakes[player], "banker's pontoon collects double")
+                        hand.settled.add(player)
+                self._finish_round()
+                return
+            self.start_play()
+            self._box_i, self._hand_i = 0, 0
+            self._advance()
+            return
+        if rules.insurance and up[0] == "A" and self._anyone_open():
+            self.open_insurance()
+            return
+        self._after_insurance()
+
+    def _pay_natural_now(self, hand: Hand) -> None:
+        rnd = self._require_round()
+        for player in hand.open_players():
+            payout, rule = settlement.natural_payout(self.rules, hand.stakes[player])
+            settlement.settle_hand_player(rnd, hand, player, payout, rule + " at once")
+        hand.status = "paid"
+
+    def _anyone_open(self) -> bool:
+        rnd = self._require_round()
+        return any(hand.open_players() for box in rnd.boxes.values() for hand in box.hands)
+
+    def _close_insurance(self) -> None:
+        """No answer is a decline: the first box plays."""
+        self._after_insurance()
+
+    def _after_insurance(self) -> None:
+        rnd = self._require_round()
+        if self.rules.hole_card == "peek" and is_natural(rnd.dealer):
+            self._settle_peeked_natural()
+            return
+        self.start_play()
+        self._box_i, self._hand_i = 0, 0
+        self._advance()
+
+    def _settle_peeked_natural(self) -> None:
+        """A dealer blackjack found by the peek: only the original bets are at stake."""
+        rnd = self._require_round()
+        self.start_dealer()
+        self._finish_round()
+        del rnd
+
+    # -- play -----------------------------------------------------------------------
+
+    def _active(self) -> tuple[Box, Hand]:
+        rnd = self._require_round()
+        box = rnd.boxes[rnd.order[self._box_i]]
+        return box, box.hands[self._hand_i]
+
+    def _advance(self) -> None:
+        """Move to the next hand that needs the table's attention, or to the dealer."""
+        rnd = self._require_round()
+        while self._box_i < len(rnd.order):
+            box = rnd.boxes[rnd.order[self._box_i]]
+            if not box.over:
+                while self._hand_i < len(box.hands):
+                    hand = box.hands[self._hand_i]
+                    if not hand.done:
+                        if len(hand.cards) < 2 and hand.owed == 0:
+                            hand.owed = 1
+                        return
+                    self._hand_i += 1
+            self._judge_prizes(box)
+            self._box_i += 1
+            self._hand_i = 0
+        self._enter_dealer()
+
+    def _hand_takes_card(self, hand: Hand) -> bool:
+        if hand.done:
+            return False
+        if hand.owed > 0 or hand.autoplay:
+            return True
+        if self.rules.game == "banker":
+            return hand.card_asked
+        if hand.doubles and not self.rules.hit_after_double:
+            return False
+        if hand.split_ace and len(hand.cards) >= 2:
+            return False
+        return True
+
+    def _give_card(self, box: Box, hand: Hand, card: str) -> None:
+        rules = self.rules
+        rnd = self._require_round()
+        hand.cards.append(card)
+        box.dealt.append(card)
+        if hand.owed:
+            hand.owed -= 1
+        hand.card_asked = False
+        if len(hand.cards) > 2:
+            hand.decisions += 1
+        total = hand.total()
+        if hard_total(hand.cards) > 21:
+            self._end_hand(hand, "bust")
+            return
+        if not hand.from_split and is_triple_seven(hand.cards) and rules.triple_seven != "none":
+            odds = ratio(rules.triple_seven_pays)
+            if rules.triple_seven == "at_once_ends_box":
+                for player in hand.open_players():
+                    stake = hand.stakes[player]
+                    settlement.settle_hand_player(
+                        rnd, hand, player, stake + win_amount(stake, odds),
+                        f"triple seven {rules.triple_seven_pays} at once")
+                hand.status = "paid"
+                box.over = True
+                self._end_hand(hand, "paid")
+                return
+            for player in hand.open_players():
+                stake = hand.stakes[player]
+                settlement.book(rnd, player, "main", box.number, rnd.hand_index(hand), 0,
+                                win_amount(stake, odds),
+                                f"three sevens {rules.triple_seven_pays} at once, stake plays on")
+        if total == 21 and rules.twenty_one_wins_at_once:
+            self._pay_21_now(box, hand)
+            return
+        if total == 21 and rules.game != "banker":
+            self._end_hand(hand, "stood")
+            return
+        if hand.doubles and hand.owed == 0 and not rules.hit_after_double:
+            if rules.double_down_rescue:
+                self._rescue_hand = hand
+            self._end_hand(hand, "stood")
+            return
+        if hand.split_ace and len(hand.cards) == 2:
+            if not (card[0] == "A" and rules.resplit_aces and self._split_room(box)):
+                self._end_hand(hand, "stood")
+                return
+        if rules.max_hand_cards and len(hand.cards) >= rules.max_hand_cards:
+            self._end_hand(hand, "stood")
+            return
+        if hand.autoplay and total > 11:
+            self._end_hand(hand, "stood")
+            return
+        if hand.owed == 0 and rules.split_deals_both_hands and hand.from_split:
+            # The other split hand may still be owed its card.
+            for other in box.hands:
+                if other.owed and other is not hand:
+                    return
+
+    def _pay_21_now(self, box: Box, hand: Hand) -> None:
+        """A player's 21 wins at once (Spanish-21 family), with its bonus."""
+        rules = self.rules
+        rnd = self._require_round()
+        up = rnd.dealer[0]
+        super_bonus = (rules.pontoon_bonuses and not hand.doubles and not hand.from_split
+                       and is_super_bonus(hand.cards, up))
+        bonus = pontoon_21_bonus(hand.cards) if rules.pontoon_bonuses and not hand.doubles \
+            else None
+        paid_super = False
+        for player in hand.open_players():
+            stake = hand.stakes[player]
+            if super_bonus and stake >= rules.super_bonus_min_stake:
+                fixed = (rules.super_bonus_large if stake >= rules.super_bonus_large_from
+                         else rules.super_bonus_small)
+                settlement.settle_hand_player(rnd, hand, player, stake + fixed,
+                                              f"super bonus {fixed}")
+                paid_super = True
+            elif bonus is not None:
+                settlement.settle_hand_player(rnd, hand, player,
+                                              stake + win_amount(stake, bonus[0]), bonus[1])
+            else:
+                settlement.settle_hand_player(rnd, hand, player, stake * 2, "21 wins at once")
+        if paid_super:
+            self._pay_envy(hand)
+        self._end_hand(hand, "paid")
+
+    def _pay_envy(self, lucky: Hand) -> None:
+        rnd = self._require_round()
+        for number in rnd.order:
+            box = rnd.boxes[number]
+            for player in box.main:
+                if player in lucky.stakes:
+                    continue
+                settlement.book(rnd, player, "main", number, None, 0, self.rules.envy_bonus,
+                                f"envy bonus {self.rules.envy_bonus}")
+
+    def _end_hand(self, hand: Hand, status: str) -> None:
+        if not hand.done:
+            hand.done = True
+            if hand.status in ("playing",) or status in ("bust", "paid", "surrendered",
+                                                          "late_surrender", "rescued"):
+                hand.status = status
+        if self.state == "playing":
+            self._advance()
+
+    def _judge_prizes(self, box: Box) -> None:
+        """ru-casino prizes on the main bet: judged when the box's dealing finishes."""
+        if not self.rules.sevens_prizes or len(box.hands) != 1 or getattr(box, "_prized", False):
+            return
+        hand = box.hands[0]
+        prize = sevens_prize(hand.cards)
+        if prize is None:
+            return
+        rnd = self._require_round()
+        for player, stake in hand.stakes.items():
+            settlement.book(rnd, player, "main", box.number, 0, 0, win_amount(stake, prize[0]),
+                            prize[1] + ", stake plays on")
+
+    def _split_room(self, box: Box) -> bool:
+        return len(box.hands) < self.rules.max_split_hands
+
+    # -- decisions ------------------------------------------------------------------
+
+    def _on_do(self, do: Do, rescue_hand: Hand | None) -> None:
+        phase = self.state
+        if phase == "halted":
+            raise _Refused("the round is halted on a misdeal: resolve it (void or accept) first")
+        if do.box == DEALER:
+            self._dealer_decision(do)
+            return
+        rnd = self._require_round()
+        assert isinstance(do.box, int)
+        box = rnd.boxes.get(do.box)
+        if box is None or not box.main or phase in ("betting", "settled", "void"):
+            if phase in ("settled", "void"):
+                raise _Refused("the round is over: no decision is open")
+            raise _Refused(f"box {do.box} has no hand in play")
+        owner = box.owner
+        player = do.player or owner
+        if player not in box.main:
+            raise _Refused(f"{player} has no bet on box {do.box}")
+        action = do.action
+        if action == "rescue":
+            self._rescue(box, rescue_hand)
+            return
+        if phase == "insurance":
+            if action in ("insurance", "even_money", "decline") and not (
+                    action == "decline" and self._pending_for(box, player)):
+                self._insurance_decision(box, player, action, do.amount)
+                return
+            self._close_insurance()
+            self._on_do(do, None)
+            return
+        if action in ("insurance", "even_money"):
+            raise _Refused(f"{action} is offered only against a dealer ace, before the first box "
+                           "plays")
+        if action in ("follow", "decline"):
+            self._co_bettor_choice(box, player, action)
+            return
+        if player != owner:
+            if action == "surrender" and self.rules.co_bettor_surrender:
+                self._co_bettor_surrender(box, player)
+                return
+            raise _Refused(f"only the box owner ({owner}) decides the play of box {do.box}; "
+                           f"{player} may answer follow/decline, insurance or even money")
+        if phase != "playing":
+            raise _Refused(f"no box is playing now ({phase})")
+        active_box, hand = self._active()
+        if active_box is not box:
+            raise _Refused(f"box {do.box} is not up: box {active_box.number} plays now")
+        self._check(action, box, hand, do.amount)
+        self._perform(action, box, hand, do.amount)
+
+    def _check(self, action: str, box: Box, hand: Hand, amount: int | None) -> None:
+        """Raise `_Refused` with the reason when the rules do not allow `action` now."""
+        rules = self.rules
+        if hand.done:
+            raise _Refused("this hand is finished")
+        banker_game = rules.game == "banker"
+        cards = hand.cards
+        if hand.owed and action != "timeout":
+            raise _Refused("the hand must receive its card first")
+        if action in ("buy", "twist"):
+            if not banker_game:
+                raise _Refused(f"{action} belongs to British pontoon; use hit")
+            if hand.card_asked:
+                raise _Refused("a card is already asked for")
+            if len(cards) >= (rules.max_hand_cards or 99):
+                raise _Refused("the hand has its five cards")
+            if action == "buy":
+                if hand.twisted:
+                    raise _Refused("no buying after a twist")
+                self._check_buy(hand, amount)
+            return
+        if action == "hit":
+            if banker_game:
+                raise _Refused("in pontoon a card is bought or twisted: use buy or twist")
+            if hand.autoplay:
+                raise _Refused("the system is playing this hand (timeout)")
+            if not self._hand_takes_card(hand):
+                raise _Refused("this hand takes no more cards")
+            return
+        if action == "stand":
+            if banker_game and hand.total() < rules.stick_minimum:
+                raise _Refused(f"sticking needs {rules.stick_minimum} or more; the hand has "
+                               f"{hand.total()}: buy or twist")
+            return
+        if action == "timeout":
+            if rules.decision_timeout == "none":
+                raise _Refused("this profile has no decision timer: the dealer waits for the "
+                               "player")
+            if hand.autoplay:
+                raise _Refused("the system already plays this hand")
+            return
+        if action == "double":
+            self._check_double(box, hand)
+            return
+        if action == "split":
+            self._check_split(box, hand)
+            return
+        if action == "surrender":
+            self._check_surrender(hand)
+            return
+        raise _Refused(f"{action} is not a decision for a hand in play")
+
+    def _check_buy(self, hand: Hand, amount: int | None) -> None:
+        original = next(iter(hand.originals.values()))
+        chips = amount if amount is not None else original
+        high = 2 * original if not hand.buys else hand.buys[-1]
+        if not original <= chips <= high:
+            raise _Refused(f"a buy on this card is {original} to {high}; {chips} is not")
+
+    def _check_double(self, box: Box, hand: Hand) -> None:
+        rules = self.rules
+        if rules.game == "banker":
+            raise _Refused("British pontoon has no double: buy a card instead")
+        if hand.doubles >= rules.doubles_per_hand:
+            raise _Refused("this hand has doubled already")
+        if rules.double_cards == "two" and len(hand.cards) != 2:
+            raise _Refused("doubling is allowed only on the first two cards")
+        if hand.status == "natural" or (not hand.from_split and is_natural(hand.cards)):
+            raise _Refused("a blackjack is not doubled")
+        if hand.from_split and not rules.double_after_split:
+            raise _Refused("no doubling after a split at this table")
+        if hand.split_ace and not rules.double_split_aces:
+            raise _Refused("split aces are not doubled")
+        if rules.double_totals == "9-11":
+            total = hard_total(hand.cards) if rules.double_ace_counts_one else hand.total()
+            if not 9 <= total <= 11:
+                raise _Refused(f"doubling is allowed only on 9 to 11; this hand counts {total}"
+                               + (" (an ace counts one)" if rules.double_ace_counts_one else ""))
+
+    def _check_split(self, box: Box, hand: Hand) -> None:
+        rules = self.rules
+        if len(hand.cards) != 2 or hand.doubles:
+            raise _Refused("only the first two cards of a hand can be split")
+        if not is_pair(hand.cards, rules.split_by == "rank"):
+            kind = "rank" if rules.split_by == "rank" else "value"
+            raise _Refused(f"{hand.cards[0]} and {hand.cards[1]} are not a pair of the same {kind}")
+        if not self._split_room(box):
+            raise _Refused(f"this table allows {rules.max_split_hands} hands in all after "
+                           "splitting")
+        if hand.split_ace and not rules.resplit_aces:
+            raise _Refused("split aces cannot be split again here")
+
+    def _check_surrender(self, hand: Hand) -> None:
+        rules = self.rules
+        rnd = self._require_round()
+        if rules.surrender == "none":
+            raise _Refused("this table has no surrender")
+        if hand.from_split or len(hand.cards) != 2 or hand.doubles:
+            raise _Refused("surrender is allowed only on the first two cards of an unsplit hand")
+        if rules.surrender_first_decision_only and hand.decisions:
+            raise _Refused("surrender is allowed only as the first decision")
+        up = rnd.dealer[0][0]
+        if up not in rules.surrender_against:
+            raise _Refused(f"no surrender against a dealer {rnd.dealer[0]} (allowed against "
+                           f"{', '.join(rules.surrender_against)})")
+
+    def _perform(self, action: str, box: Box, hand: Hand, amount: int | None) -> None:
+        rules = self.rules
+        rnd = self._require_round()
+        if action == "hit":
+            return
+        hand.decisions += 1
+        if action == "stand":
+            self._end_hand(hand, "stood")
+        elif action == "timeout":
+            if hand.total() <= 11:
+                hand.autoplay = True
+            else:
+                self._end_hand(hand, "stood")
+        elif action == "double":
+            hand.doubles += 1
+            owner = box.owner
+            hand.stakes[owner] += hand.originals[owner]
+            if rules.double_ace_counts_one:
+                hand.ace_as_one = True
+            others = {p for p in hand.open_players() if p != owner}
+            if others and rules.co_bettor_double == "ask":
+                box.pending.append(Pending("double", hand, others))
+            hand.owed = 1
+        elif action == "split":
+            self._split(box, hand)
+        elif action == "surrender":
+            if rules.surrender == "early":
+                for player in hand.open_players():
+                    settlement.settle_hand_player(rnd, hand, player, hand.stakes[player] // 2,
+                                                  "early surrender, half back")
+                self._end_hand(hand, "surrendered")
+            else:
+                self._end_hand(hand, "late_surrender")
+        elif action == "buy":
+            original = next(iter(hand.originals.values()))
+            chips = amount if amount is not None else original
+            hand.buys.append(chips)
+            hand.stakes[box.owner] += chips
+            hand.card_asked = True
+        elif action == "twist":
+            hand.twisted = True
+            hand.card_asked = True
+
+    def _split(self, box: Box, hand: Hand) -> None:
+        rules = self.rules
+        owner = box.owner
+        index = box.hands.index(hand)
+        first, second = hand.cards
+        aces = first[0] == "A" and rules.split_aces_one_card
+        new_stakes = {owner: hand.originals[owner]}
+        others = [p for p in hand.stakes if p != owner]
+        pending: set[str] = set()
+        for player in others:
+            if rules.co_bettor_split in ("follow", "may_decline"):
+                new_stakes[player] = hand.originals[player]
+            if rules.co_bettor_split != "follow":
+                pending.add(player)
+        new_hand = Hand(box.number, [second], new_stakes, dict(new_stakes), from_split=True,
+                        split_ace=aces)
+        hand.cards = [first]
+        hand.from_split = True
+        hand.split_ace = aces
+        hand.owed = 1
+        box.hands.insert(index + 1, new_hand)
+        if rules.split_deals_both_hands:
+            new_hand.owed = 1
+        if pending:
+            box.pending.append(Pending("split", new_hand, pending))
+
+    def _pending_for(self, box: Box, player: str) -> Pending | None:
+        for pending in reversed(box.pending):
+            if player in pending.players:
+                return pending
+        return None
+
+    def _co_bettor_choice(self, box: Box, player: str, action: str) -> None:
+        if player == box.owner:
+            raise _Refused("follow/decline is a co-bettor's answer to the owner's split or double")
+        pending = self._pending_for(box, player)
+        if pending is None:
+            if action == "follow" and self.rules.co_bettor_double == "never":
+                raise _Refused("co-bettors cannot double at this table")
+            raise _Refused(f"{player} has no split or double to follow on box {box.number}")
+        pending.players.discard(player)
+        hand = pending.hand
+        original = box.main[player]
+        if pending.kind == "double" and action == "follow":
+            hand.stakes[player] += original
+        elif pending.kind == "split":
+            if action == "follow" and player not in hand.stakes:
+                hand.stakes[player] = original
+                hand.originals[player] = original
+            elif action == "decline" and player in hand.stakes and not hand.settled & {player}:
+                del hand.stakes[player]
+                del hand.originals[player]
+
+    def _co_bettor_surrender(self, box: Box, player: str) -> None:
+        if self.state != "playing":
+            raise _Refused("no box is playing now")
+        active_box, hand = self._active()
+        if active_box is not box:
+            raise _Refused(f"box {box.number} is not up")
+        self._check_surrender(hand)
+        if player not in hand.open_players():
+            raise _Refused(f"{player} has no open stake on this hand")
+        rnd = self._require_round()
+        settlement.settle_hand_player(rnd, hand, player, hand.stakes[player] // 2,
+                                      "early surrender, half back")
+
+    def _rescue(self, box: Box, hand: Hand | None) -> None:
+        if not self.rules.double_down_rescue:
+            raise _Refused("this table has no double-down rescue")
+        if hand is None or hand.box != box.number or hand.status != "stood":
+            raise _Refused("a rescue is decided at once, right after the double's card")
+        rnd = self._require_round()
+        for player in hand.open_players():
+            stake = hand.stakes[player]
+            settlement.settle_hand_player(rnd, hand, player, stake - hand.originals[player],
+                                          "double-down rescue: the original bet is lost")
+        hand.status = "rescued"
+        if self.state == "dealer" and self._dealer_complete():
+            self._finish_round()
+
+    def _insurance_decision(self, box: Box, player: str, action: str, amount: int | None) -> None:
+        rules = self.rules
+        rnd = self._require_round()
+        hand = box.hands[0]
+        if action == "decline":
+            if player == box.owner:
+                box.insurance_answered = True
+        elif action == "insurance":
+            if not rules.insurance:
+                raise _Refused("this table offers no insurance")
+            if player in box.insurance:
+                raise _Refused(f"{player} is insured already")
+            if hand.status == "natural" and not rules.insure_naturals:
+                raise _Refused("a blackjack is not insured: take even money instead")
+            if player in hand.settled:
+                raise _Refused(f"{player}'s bet on this hand is settled already")
+            half = box.main[player] // 2
+            stake = amount if amount is not None else half
+            if stake > half:
+                raise _Refused(f"insurance is at most half the main bet ({half}); {stake} is more")
+            if stake <= 0:
+                raise _Refused("the main bet is too small to insure")
+            box.insurance[player] = stake
+            if player == box.owner:
+                box.insurance_answered = True
+        else:
+            if not rules.even_money:
+                raise _Refused("this table offers no even money")
+            if hand.status != "natural":
+                raise _Refused("even money is for a blackjack against a dealer ace")
+            if player in hand.settled:
+                raise _Refused(f"{player} has taken even money already")
+            players = [player]
+            if player == box.owner and rules.owner_even_money_carries:
+                players = hand.open_players()
+            for payee in players:
+                settlement.settle_hand_player(rnd, hand, payee, hand.stakes[payee] * 2,
+                                              "even money, booked on the main bet")
+            if player == box.owner:
+                box.insurance_answered = True
+        if all(rnd.boxes[n].insurance_answered for n in rnd.order):
+            self._close_insurance()
+
+    # -- the dealer -----------------------------------------------------------------
+
+    def _enter_dealer(self) -> None:
+        rnd = self._require_round()
+        for box in rnd.boxes.values():
+            box.pending.clear()
+        self.start_dealer()
+        if self.rules.game == "banker":
+            if not any(h.open_players() for b in rnd.boxes.values() for h in b.hands
+                       if h.status != "bust"):
+                self._finish_round()
+            return
+        if self._dealer_complete():
+            self._finish_round()
+
+    def _dealer_need(self) -> str:
+        """'full', 'second' or 'none': how far an open bet depends on the dealer's hand."""
+        rnd = self._require_round()
+        rules = self.rules
+        if rules.dealer_plays_out == "always":
+            return "full"
+        up = rnd.dealer[0]
+        up_can_natural = up[0] == "A" or up[0] in TEN_VALUE_RANKS
+        need = "none"
+        for box in rnd.boxes.values():
+            if any(spot == "dealer_bust" for _, spot in box.side):
+                return "full"
+            if box.insurance:
+                need = "second"
+            for hand in box.hands:
+                if not hand.open_players():
+                    continue
+                if hand.status in ("stood", "playing"):
+                    return "full"
+                if hand.status in ("natural", "late_surrender") and up_can_natural:
+                    need = "second"
+        return need
+
+    def dealer_must_draw(self, cards: list[str]) -> bool:
+        total, soft = hand_value(cards)
+        return total < 17 or (total == 17 and soft and self.rules.dealer_hits_soft_17)
+
+    def _dealer_complete(self) -> bool:
+        rnd = self._require_round()
+        dealer = rnd.dealer
+        need = self._dealer_need()
+        if need == "none":
+            return True
+        if len(dealer) < 2:
+            return False
+        if need == "second" or is_natural(dealer[:2]):
+            return True
+        return not self.dealer_must_draw(dealer)
+
+    def _after_dealer_card(self) -> None:
+        rnd = self._require_round()
+        if self.rules.game == "banker":
+            if hard_total(rnd.dealer) > 21 or len(rnd.dealer) >= (self.rules.max_hand_cards or 99):
+                self._finish_round()
+            return
+        if self._dealer_complete():
+            self._finish_round()
+
+    def _dealer_decision(self, do: Do) -> None:
+        if do.action != "stand":
+            raise _Refused(f"the dealer's only decision is stand, not {do.action}")
+        phase = self.state
+        if phase == "settled":
+            return
+        if phase != "dealer":
+            raise _Refused(f"the dealer is not playing now ({phase})")
+        if self.rules.game == "banker":
+            self._finish_round()
+            return
+        if self._dealer_complete():
+            return
+        rnd = self._require_round()
+        rnd.flags.append(DEALER_STOOD_ON_DRAW)
+        rnd.halt = Halt(DEALER_STOOD_ON_DRAW, None, "dealer")
+        self.halt()
+
+    # -- the end of a round ---------------------------------------------------------
+
+    def _finish_round(self) -> None:
+        rnd = self._require_round()
+        if self.rules.game == "banker":
+            settlement.settle_banker(self.rules, rnd)
+            rnd.next_banker = self._next_banker(rnd)
+            self.banker = rnd.next_banker
+        else:
+            settlement.settle_casino(self.rules, rnd)
+        rnd.status = "settled"
+        self.finish()
+
+    def _next_banker(self, rnd: Round) -> str:
+        if is_natural(rnd.dealer):
+            return self.banker
+        for number in rnd.order:
+            hand = rnd.boxes[number].hands[0]
+            if not hand.from_split and hand.status == "natural":
+                return rnd.boxes[number].owner
+        return self.banker
+
+    def _on_resolve(self, event: Resolve) -> None:
+        rnd = self._round
+        if rnd is None or rnd.halt is None:
+            if event.decision == "void" and rnd is not None and self.state in IN_ROUND:
+                self._void(rnd)
+                return
+            raise _Refused("no misdeal is open: nothing to resolve")
+        if event.decision == "void":
+            self._void(rnd)
+            return
+        if "accept" not in self.rules.misdeal_resolutions:
+            raise _Refused("this table allows only void after a misdeal")
+        halt = rnd.halt
+        if halt.card is not None:
+            rnd.burned.append(halt.card)
+        rnd.halt = None
+        getattr(self, f"resume_{halt.resume}")()
+        if halt.code == DEALER_STOOD_ON_DRAW:
+            return
+        if self.state == "dealer" and self.rules.game != "banker" and self._dealer_complete():
+            self._finish_round()
+
+    def _void(self, rnd: Round) -> None:
+        rnd.halt = None
+        rnd.ledger.clear()
+        for box in rnd.boxes.values():
+            for hand in box.hands:
+                hand.settled.clear()
+        rnd.status = "void"
+        self.void_round()
+
+    def _on_shoe(self, event: ShoeStatus) -> None:
+        if event.status == "loaded":
+            if self.state in IN_ROUND or self.state == "halted":
+                raise _Refused("a new shoe goes in between rounds, not during one")
+            self.inventory.reload()
+            self._new_shoe_due = False
+            return
+        self._new_shoe_due = True
+        if self._round is not None and self._round.status == "open":
+            self._round.notices.append(CUT_CARD)
+
+    def _on_flag(self, event: Flag) -> None:
+        rnd = self._round
+        if event.code == CUT_CARD:
+            self._on_shoe(ShoeStatus("cut_card"))
+            return
+        if rnd is None or self.state in ("void", "halted"):
+            raise _Refused(f"{event.code} outside a round: nothing to halt")
+        self._misdeal(None, event.code, self.state)
+
+    def _on_machine_error(self, event_data: Any) -> None:
+        rnd = self._round
+        if rnd is not None:
+            rnd.flags.append("INTERNAL_ERROR")
+            rnd.halt = Halt("INTERNAL_ERROR", None, IN_ROUND[0])
+        self.machine.set_state("halted", model=self)

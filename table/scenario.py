@@ -1,0 +1,116 @@
+"""Scenarios (`table-scenario/1`): load, validate and run them through a real `Table`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from table.events import Event, ScenarioError, parse_event
+from table.machine import Table
+from table.profiles import ProfileError, load_profile
+
+FORMAT = "table-scenario/1"
+
+
+def _event_lines(text: str) -> dict[tuple[int, int], int]:
+    """Line of each event in the file, keyed by (round, event), found by a light scan."""
+    lines: dict[tuple[int, int], int] = {}
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        return lines
+    rounds = doc.get("rounds") if isinstance(doc, dict) else None
+    if not isinstance(rounds, list):
+        return lines
+    decoder = json.JSONDecoder()
+    offset = text.find('"rounds"')
+    for r, rnd in enumerate(rounds):
+        events = rnd.get("events") if isinstance(rnd, dict) else None
+        offset = text.find('"events"', offset + 1)
+        if offset < 0 or not isinstance(events, list):
+            break
+        pos = text.find("[", offset) + 1
+        for e in range(len(events)):
+            while pos < len(text) and text[pos] in " \t\r\n,":
+                pos += 1
+            lines[(r, e)] = text.count("\n", 0, pos) + 1
+            try:
+                _, end = decoder.raw_decode(text, pos)
+            except json.JSONDecodeError:
+                return lines
+            pos = end
+    return lines
+
+
+def validate_scenario(doc: Any, lines: dict[tuple[int, int], int] | None = None) -> list[
+    list[Event]
+]:
+    """Parse every event of a scenario; the first bad one raises `ScenarioError`."""
+    if not isinstance(doc, dict):
+        raise ScenarioError("scenario", "a scenario is a JSON object")
+    if doc.get("format", FORMAT) != FORMAT:
+        raise ScenarioError("scenario", f"format must be {FORMAT!r}, got {doc.get('format')!r}")
+    if not isinstance(doc.get("profile"), str):
+        raise ScenarioError("scenario", 'a scenario names its "profile"')
+    rounds = doc.get("rounds")
+    if not isinstance(rounds, list):
+        raise ScenarioError("scenario", '"rounds" must be a list of rounds')
+    parsed: list[list[Event]] = []
+    for r, rnd in enumerate(rounds):
+        if not isinstance(rnd, dict) or not isinstance(rnd.get("events"), list):
+            raise ScenarioError(f"round {r + 1}", 'a round is an object with an "events" list')
+        events = []
+        for e, obj in enumerate(rnd["events"]):
+            where = f"round {r + 1}, event {e + 1}"
+            if lines and (r, e) in lines:
+                where += f" (line {lines[(r, e)]})"
+            events.append(parse_event(obj, where))
+        parsed.append(events)
+    return parsed
+
+
+def load_scenario(path: str | Path) -> dict[str, Any]:
+    """Read and validate a scenario file; errors name the line of the bad event."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(str(path), f"cannot read the file: {exc.strerror}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ScenarioError(f"{path}, line {exc.lineno}", f"not valid JSON: {exc.msg}") from None
+    try:
+        validate_scenario(doc, _event_lines(text))
+    except ScenarioError as exc:
+        raise ScenarioError(f"{path}: {exc.position}", exc.message) from None
+    assert isinstance(doc, dict)
+    return doc
+
+
+def table_for(doc: dict[str, Any]) -> Table:
+    overrides = doc.get("rules")
+    if overrides is not None and not isinstance(overrides, dict):
+        raise ScenarioError("scenario", '"rules" must be an object of profile keys')
+    try:
+        rules = load_profile(doc["profile"], overrides)
+    except ProfileError as exc:
+        raise ScenarioError("scenario", str(exc)) from None
+    return Table(rules)
+
+
+def run_scenario(doc: dict[str, Any]) -> dict[str, Any]:
+    """Play every round of the scenario through one table; one result per round."""
+    rounds = validate_scenario(doc)
+    table = table_for(doc)
+    results: list[dict[str, Any]] = []
+    for r, events in enumerate(rounds):
+        for e, event in enumerate(events):
+            table.apply(event, f"round {r + 1}, event {e + 1}")
+        result = table.current_result()
+        results.append(result if result is not None else {
+            "status": "open", "flags": [], "net": {}, "dealer": [], "hands": [],
+            "refused": [], "settlement": [],
+        })
+    return {"rounds": results}

@@ -1,0 +1,221 @@
+"""Settlement of a round's open bets once the dealer's (or banker's) hand is complete."""
+
+from __future__ import annotations
+
+from table.hands import hand_value, hard_total, is_natural
+from table.payouts import (
+    pontoon_rank,
+    queens_trio,
+    ratio,
+    sevens_bet,
+    three_card_wins,
+    win_amount,
+)
+from table.profiles import Rules
+from table.round_state import Box, Entry, Hand, Round
+
+
+def book(rnd: Round, player: str, spot: str, box: int, hand: int | None, stake: int,
+         payout: int, rule: str) -> None:
+    rnd.ledger.append(Entry(player, spot, box, hand, stake, payout, rule))
+
+
+def settle_hand_player(rnd: Round, hand: Hand, player: str, payout: int, rule: str) -> None:
+    """Settle one bettor's stake on a hand: `payout` is everything paid back."""
+    index = rnd.hand_index(hand)
+    book(rnd, player, "main", hand.box, index, hand.stakes[player], payout, rule)
+    hand.settled.add(player)
+
+
+def settle_side_bets_at_deal(rules: Rules, rnd: Round, box: Box) -> None:
+    """Three-card side bets and the pair bet, once the box's two cards and the dealer's are out."""
+    dealer_up = rnd.dealer[0]
+    for (player, spot), stake in box.side.items():
+        result: tuple[int, str] | None
+        if spot == "3cw":
+            result = three_card_wins(box.dealt, dealer_up)
+        elif spot == "queens":
+            result = queens_trio(box.dealt, dealer_up)
+        elif spot == "pair":
+            result = (rules.pair_pays, f"pair {rules.pair_pays}:1") if (
+                box.dealt[0][0] == box.dealt[1][0]) else None
+        else:
+            continue
+        if result is None:
+            book(rnd, player, spot, box.number, None, stake, 0, f"{spot} lost")
+        else:
+            odds, rule = result
+            book(rnd, player, spot, box.number, None, stake, stake + stake * odds, rule)
+
+
+def _settle_late_side_bets(rules: Rules, rnd: Round, dealer_bust: bool) -> None:
+    for box in rnd.boxes.values():
+        for (player, spot), stake in box.side.items():
+            if spot == "dealer_bust":
+                if dealer_bust:
+                    odds = ratio(rules.dealer_bust_pays)
+                    book(rnd, player, spot, box.number, None, stake,
+                         stake + win_amount(stake, odds), f"dealer bust {rules.dealer_bust_pays}")
+                else:
+                    book(rnd, player, spot, box.number, None, stake, 0, "dealer bust lost")
+            elif spot == "sevens":
+                sevens = sevens_bet(box.dealt)
+                if sevens is None:
+                    book(rnd, player, spot, box.number, None, stake, 0, "sevens lost")
+                else:
+                    book(rnd, player, spot, box.number, None, stake,
+                         stake + stake * sevens[0], sevens[1])
+
+
+def _settle_insurance(rnd: Round, dealer_natural: bool) -> None:
+    for box in rnd.boxes.values():
+        for player, stake in box.insurance.items():
+            if dealer_natural:
+                book(rnd, player, "insurance", box.number, None, stake, stake * 3,
+                     "insurance 2:1 on a dealer blackjack")
+            else:
+                book(rnd, player, "insurance", box.number, None, stake, 0,
+                     "insurance lost: no dealer blackjack")
+        box.insurance = {}
+
+
+def natural_payout(rules: Rules, stake: int) -> tuple[int, str]:
+    return stake + win_amount(stake, ratio(rules.blackjack_pays)), (
+        f"blackjack {rules.blackjack_pays}"
+    )
+
+
+def settle_casino(rules: Rules, rnd: Round) -> None:
+    """Settle everything still open against the dealer's finished hand."""
+    dealer = rnd.dealer
+    dealer_natural = is_natural(dealer[:2]) and len(dealer) >= 2
+    dealer_total = hand_value(dealer)[0] if dealer else 0
+    dealer_bust = hard_total(dealer) > 21
+    _settle_insurance(rnd, dealer_natural)
+    for box in rnd.boxes.values():
+        if dealer_natural:
+            _settle_box_against_natural(rules, rnd, box)
+        else:
+            _settle_box_by_totals(rules, rnd, box, dealer_total, dealer_bust)
+    _settle_late_side_bets(rules, rnd, dealer_bust)
+
+
+def _settle_box_by_totals(rules: Rules, rnd: Round, box: Box, dealer_total: int,
+                          dealer_bust: bool) -> None:
+    for index, hand in enumerate(box.hands):
+        for player in hand.open_players():
+            stake = hand.stakes[player]
+            rule: str
+            if hand.status == "bust":
+                payout, rule = 0, "bust"
+            elif hand.status == "late_surrender":
+                payout, rule = stake // 2, "late surrender, half back"
+            elif hand.status == "natural":
+                payout, rule = natural_payout(rules, stake)
+            else:
+                total = hand.total()
+                if dealer_bust:
+                    payout, rule = stake * 2, "dealer busts"
+                elif total > dealer_total:
+                    payout, rule = stake * 2, f"{total} beats {dealer_total}"
+                elif total == dealer_total:
+                    if rules.ties == "push":
+                        payout, rule = stake, f"{total} ties, push"
+                    else:
+                        payout, rule = 0, f"{total} ties, the dealer wins ties"
+                else:
+                    payout, rule = 0, f"{total} loses to {dealer_total}"
+            book(rnd, player, "main", box.number, index, stake, payout, rule)
+            hand.settled.add(player)
+
+
+def _settle_box_against_natural(rules: Rules, rnd: Round, box: Box) -> None:
+    """A dealer blackjack found at the end: the profile says what it takes."""
+    players: list[str] = list(box.main)
+    for hand in box.hands:
+        for player in hand.stakes:
+            if player not in players:
+                players.append(player)
+    for player in players:
+        busted = 0
+        live: list[tuple[int, Hand]] = []
+        for index, hand in enumerate(box.hands):
+            if player not in hand.stakes or player in hand.settled:
+                continue
+            stake = hand.stakes[player]
+            if hand.status == "bust":
+                busted += stake
+                book(rnd, player, "main", box.number, index, stake, 0, "bust")
+                hand.settled.add(player)
+            elif hand.status == "natural":
+                if rules.natural_vs_natural == "push":
+                    book(rnd, player, "main", box.number, index, stake, stake,
+                         "blackjack against a dealer blackjack, push")
+                else:
+                    book(rnd, player, "main", box.number, index, stake, 0,
+                         "the dealer's blackjack beats a player's blackjack")
+                hand.settled.add(player)
+            elif hand.status == "late_surrender":
+                book(rnd, player, "main", box.number, index, stake, 0,
+                     "late surrender lost to a dealer blackjack")
+                hand.settled.add(player)
+            else:
+                live.append((index, hand))
+        if not live:
+            continue
+        remaining = sum(hand.stakes[player] for _, hand in live)
+        original = box.main.get(player, live[0][1].originals.get(player, 0))
+        takes = rules.dealer_blackjack_takes
+        if takes == "enhc":
+            loss = remaining
+        elif takes == "obo":
+            loss = min(remaining, max(0, original - busted))
+        elif takes == "bb+1":
+            loss = min(remaining, original)
+        else:
+            loss = min(remaining, original * len(live))
+        rule = f"dealer blackjack takes {takes}"
+        for index, hand in live:
+            stake = hand.stakes[player]
+            lost = min(stake, loss)
+            loss -= lost
+            book(rnd, player, "main", box.number, index, stake, stake - lost, rule)
+            hand.settled.add(player)
+
+
+def settle_banker(rules: Rules, rnd: Round) -> None:
+    """British pontoon: every player's hand against the banker's."""
+    banker = rnd.dealer
+    banker_bust = hard_total(banker) > 21
+    banker_trick = not banker_bust and len(banker) >= 5
+    banker_rank = pontoon_rank(banker, is_natural(banker))
+    for box in rnd.boxes.values():
+        for index, hand in enumerate(box.hands):
+            natural = hand.status == "natural"
+            rank = pontoon_rank(hand.cards, natural)
+            for player in hand.open_players():
+                stake = hand.stakes[player]
+                double = rank[0] >= 3
+                rule: str
+                if rank[0] == 0:
+                    payout, rule = 0, "bust"
+                elif banker_bust:
+                    payout = stake * 3 if double else stake * 2
+                    rule = "banker busts" + (", paid double" if double else "")
+                elif banker_trick:
+                    if rank[0] == 4:
+                        payout, rule = stake * 3, "pontoon beats the banker's trick, paid double"
+                    else:
+                        collects = rules.banker_trick_collects
+                        payout = stake - stake * collects if collects == 1 else 0
+                        rule = f"banker's five-card trick collects {collects}x"
+                        if collects == 2:
+                            # The loss is double the stake: booked as a payout below zero.
+                            payout = -stake
+                elif rank > banker_rank:
+                    payout = stake * 3 if double else stake * 2
+                    rule = "beats the banker" + (", paid double" if double else "")
+                else:
+                    payout, rule = 0, "the banker wins ties and higher hands"
+                book(rnd, player, "main", box.number, index, stake, payout, rule)
+                hand.settled.add(player)
