@@ -42,8 +42,14 @@ EXTRA_CARD = "EXTRA_CARD"
 DEALER_DREW_ON_STAND = "DEALER_DREW_ON_STAND"
 DEALER_STOOD_ON_DRAW = "DEALER_STOOD_ON_DRAW"
 CUT_CARD = "CUT_CARD"
+INTERNAL_ERROR = "INTERNAL_ERROR"
 
 OWNER_ONLY = ("hit", "stand", "double", "split", "rescue", "buy", "twist", "timeout")
+
+
+def _is_seat_name(player: str) -> bool:
+    """Box owners are named after their box: `box1` ... `box7`."""
+    return player.startswith("box") and player[3:].isdigit()
 
 
 class _Refused(Exception):
@@ -124,17 +130,22 @@ class Table:
             else:
                 raise _Refused(f"unknown event {event!r}")
         except _Refused as refusal:
-            reason = str(refusal)
-            if self._round is not None:
-                self._round.refused.append(
-                    {"position": where, "event": event.to_json(), "reason": reason}
-                )
-            return Outcome(False, reason)
+            return self._refuse(event, where, str(refusal))
+        except Exception as exc:  # a fault in the table itself: halt the round, keep the table
+            self._on_machine_error(None)
+            return self._refuse(event, where, f"internal error, the round is halted: {exc!r}")
         new_flags: tuple[str, ...] = ()
         if self._round is not None:
             start = flags_before if self._round is rnd else 0
             new_flags = tuple(self._round.flags[start:])
         return Outcome(True, None, new_flags)
+
+    def _refuse(self, event: Event, where: str, reason: str) -> Outcome:
+        if self._round is not None:
+            self._round.refused.append(
+                {"position": where, "event": event.to_json(), "reason": reason}
+            )
+        return Outcome(False, reason)
 
     def due(self) -> Due:
         rnd = self._round
@@ -157,7 +168,8 @@ class Table:
                        expects, box.number if expects else None)
         if phase == "dealer" and rnd is not None:
             if self.rules.game == "banker":
-                return Due(phase, number, None, None, ("stand",), "draw", False, (), True, DEALER)
+                # The banker plays at will: no draw rule to announce.
+                return Due(phase, number, None, None, ("stand",), None, False, (), True, DEALER)
             instruction = "stand" if self._dealer_complete() else "draw"
             return Due(phase, number, None, None, (), instruction, False, (),
                        instruction == "draw", DEALER if instruction == "draw" else None)
@@ -301,6 +313,9 @@ class Table:
         rnd = self._round
         box = rnd.boxes.get(bet.box) if rnd is not None and self.state == "betting" else None
         if bet.spot == "main":
+            if player != owner and _is_seat_name(player):
+                raise _Refused(f"{player} is seated at box {player[3:]}: a seated player cannot "
+                               "bet behind another box in the same round")
             if player != owner and (box is None or owner not in box.main):
                 raise _Refused(f"box {bet.box} has no owner's bet yet: {owner} bets first")
             if bet.amount < rules.min_bet:
@@ -372,14 +387,13 @@ class Table:
         if phase == "halted":
             raise _Refused("the round is halted on a misdeal: resolve it (void or accept) first")
         if phase == "void" or self._round is None:
-            rnd = self._open_round()
-            self._misdeal(event, EXTRA_CARD, "betting")
-            return
+            self._open_round()
+            phase = self.state
         card = event.card
         if not self.inventory.can_hold(card):
             self._misdeal(event, IMPOSSIBLE_CARD, phase, counted=False)
             return
-        rnd = self._round
+        rnd = self._require_round()
         if phase == "betting":
             self._misdeal(event, self._wrong_place_code(event.box, EXTRA_CARD), phase)
         elif phase == "settled":
@@ -436,7 +450,7 @@ class Table:
         if card is not None and counted:
             self.inventory.take(card)
         rnd.flags.append(code)
-        rnd.halt = Halt(code, card if counted else None, resume)
+        rnd.halt = Halt(code, card, resume)
         self.halt()
 
     def _deal_card(self, target: int | str, card: str) -> None:
@@ -597,7 +611,7 @@ class Table:
         if total == 21 and rules.twenty_one_wins_at_once:
             self._pay_21_now(box, hand)
             return
-        if total == 21 and rules.game != "banker":
+        if total == 21:
             self._end_hand(hand, "stood")
             return
         if hand.doubles and hand.owed == 0 and not rules.hit_after_double:
@@ -669,7 +683,7 @@ class Table:
 
     def _judge_prizes(self, box: Box) -> None:
         """ru-casino prizes on the main bet: judged when the box's dealing finishes."""
-        if not self.rules.sevens_prizes or len(box.hands) != 1 or getattr(box, "_prized", False):
+        if not self.rules.sevens_prizes or len(box.hands) != 1:
             return
         hand = box.hands[0]
         prize = sevens_prize(hand.cards)
@@ -712,6 +726,8 @@ class Table:
                     action == "decline" and self._pending_for(box, player)):
                 self._insurance_decision(box, player, action, do.amount)
                 return
+            if player == owner and action in OWNER_ONLY + ("surrender",):
+                self._check_first_to_play(box, action, do.amount)
             self._close_insurance()
             self._on_do(do, None)
             return
@@ -734,6 +750,20 @@ class Table:
             raise _Refused(f"box {do.box} is not up: box {active_box.number} plays now")
         self._check(action, box, hand, do.amount)
         self._perform(action, box, hand, do.amount)
+
+    def _check_first_to_play(self, box: Box, action: str, amount: int | None) -> None:
+        """Check a play decision that would close the insurance window, changing nothing."""
+        rnd = self._require_round()
+        for number in rnd.order:
+            first = rnd.boxes[number]
+            hand = next((h for h in first.hands if not h.done), None)
+            if first.over or hand is None:
+                continue
+            if first is not box:
+                raise _Refused(f"box {box.number} is not up: box {number} plays first")
+            self._check(action, box, hand, amount)
+            return
+        raise _Refused("no box has a hand to play")
 
     def _check(self, action: str, box: Box, hand: Hand, amount: int | None) -> None:
         """Raise `_Refused` with the reason when the rules do not allow `action` now."""
@@ -1163,7 +1193,8 @@ class Table:
 
     def _on_machine_error(self, event_data: Any) -> None:
         rnd = self._round
-        if rnd is not None:
-            rnd.flags.append("INTERNAL_ERROR")
-            rnd.halt = Halt("INTERNAL_ERROR", None, IN_ROUND[0])
-        self.machine.set_state("halted", model=self)
+        phase = self.state
+        if rnd is not None and phase != "halted":
+            rnd.flags.append(INTERNAL_ERROR)
+            rnd.halt = Halt(INTERNAL_ERROR, None, phase if phase != "void" else "betting")
+            self.machine.set_state("halted", model=self)

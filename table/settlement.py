@@ -191,8 +191,8 @@ def settle_banker(rules: Rules, rnd: Round) -> None:
     banker_rank = pontoon_rank(banker, is_natural(banker))
     for box in rnd.boxes.values():
         for index, hand in enumerate(box.hands):
-            natural = hand.status == "natural"
-            rank = pontoon_rank(hand.cards, natural)
+            # A pontoon after splitting is paid as one; it only does not take the bank.
+            rank = pontoon_rank(hand.cards, is_natural(hand.cards))
             for player in hand.open_players():
                 stake = hand.stakes[player]
                 double = rank[0] >= 3
