@@ -1,0 +1,109 @@
+"""Scenarios: malformed input is rejected with where and what; replays are byte-identical."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table.conformance import check_scenario
+from table.events import ScenarioError, parse_event
+from table.scenario import load_scenario, run_scenario
+
+SCENARIO: dict[str, Any] = {
+    "format": "table-scenario/1",
+    "name": "two rounds with a misdeal and a co-bettor",
+    "profile": "casinos-austria",
+    "rounds": [
+        {"events": [{"bet": {"box": 1, "amount": 100}},
+                    {"bet": {"box": 1, "amount": 50, "player": "anna"}},
+                    {"bet": {"box": 2, "amount": 40}}, {"deal": {}},
+                    {"card": "9S"}, {"card": "8D"}, {"card": "6C"}, {"card": "9H"},
+                    {"card": "3D"}, {"do": {"box": 1, "action": "split"}}, {"card": "2C"},
+                    {"do": {"box": 1, "action": "double"}},
+                    {"do": {"box": 1, "action": "follow", "player": "anna"}},
+                    {"card": "9C"}, {"card": "KD"}, {"do": {"box": 1, "action": "stand"}},
+                    {"do": {"box": 2, "action": "surrender"}},
+                    {"do": {"box": 2, "action": "stand"}}, {"card": "TH"},
+                    {"card": "7S"}]},
+        {"events": [{"bet": {"box": 3, "amount": 25}}, {"card": "5H"},
+                    {"resolve": "accept"}, {"deal": {}}, {"card": "AS"}, {"card": "7D"},
+                    {"card": "KH"}]},
+    ],
+}
+
+
+def test_replaying_the_same_events_gives_byte_identical_output() -> None:
+    first = json.dumps(run_scenario(SCENARIO), sort_keys=True)
+    second = json.dumps(run_scenario(json.loads(json.dumps(SCENARIO))), sort_keys=True)
+    assert first == second
+    rounds = json.loads(first)["rounds"]
+    # Round 1: box 1 splits its 9s: 9+2 doubled to 20 (anna follows the split by rule and
+    # the double by choice), 9+K = 19; box 2 may not surrender and stands on 11; the dealer
+    # 6+10+7 busts: box 1 wins 200 + 100, anna 100 + 50, box 2 40.
+    assert rounds[0]["status"] == "settled"
+    assert rounds[0]["net"] == {"anna/main": 150, "box1/main": 300, "box2/main": 40}
+    assert rounds[0]["refused"][0]["reason"].startswith("this table has no surrender")
+    assert rounds[0]["refused"][0]["position"] == "round 1, event 17"
+    assert rounds[1]["net"] == {"box3/main": 37} and rounds[1]["flags"] == ["EXTRA_CARD"]
+
+
+@pytest.mark.parametrize(
+    ("event", "message"),
+    [
+        ({"card": "1X"}, "unknown card '1X'"),
+        ({"bet": {"box": 0, "amount": 10}}, "box must be a box number 1 to 7, got 0"),
+        ({"bet": {"box": 1, "amount": -5}}, "amount must be positive, got -5"),
+        ({"bet": {"box": 1, "amount": 2.5}}, "whole number of units"),
+        ({"bet": {"box": 1, "amount": 5, "spot": "side"}}, "unknown spot 'side'"),
+        ({"do": {"box": 1, "action": "fold"}}, "unknown action 'fold'"),
+        ({"resolve": "maybe"}, "resolve must be 'void' or 'accept'"),
+        ({"deal": {}, "card": "AS"}, "exactly one of"),
+        ({"bet": {"box": 1}}, 'a bet needs "box" and "amount"'),
+    ],
+)
+def test_a_malformed_event_names_its_position_and_what_is_wrong(event: dict[str, Any],
+                                                                message: str) -> None:
+    with pytest.raises(ScenarioError) as error:
+        parse_event(event, 4)
+    assert error.value.position == "event 4"
+    assert message in str(error.value)
+
+
+def test_a_malformed_scenario_file_names_the_line_of_the_bad_event(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(
+        '{"format": "table-scenario/1", "profile": "casinos-austria", "rounds": [\n'
+        ' {"events": [\n'
+        '   {"bet": {"box": 1, "amount": 100}},\n'
+        '   {"deal": {}},\n'
+        '   {"card": "1X"}\n'
+        ' ]}\n'
+        ']}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(path)
+    text = str(error.value)
+    assert "round 1, event 3 (line 5)" in text and "unknown card '1X'" in text
+
+
+def test_invalid_json_and_unknown_profiles_are_reported(tmp_path: Path) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{"rounds": [\n', encoding="utf-8")
+    with pytest.raises(ScenarioError, match="line 2"):
+        load_scenario(path)
+    with pytest.raises(ScenarioError, match="no such profile"):
+        run_scenario({"profile": "nowhere", "rounds": []})
+
+
+def test_check_scenario_reports_each_difference() -> None:
+    doc = {"profile": "casinos-austria", "rounds": [
+        {"events": [{"bet": {"box": 1, "amount": 100}}, {"deal": {}}, {"card": "AS"},
+                    {"card": "9C"}, {"card": "KH"}],
+         "expect": {"status": "settled", "net": {"box1/main": 100}, "dealer": ["9C"]}}]}
+    differences = check_scenario(doc)
+    assert differences == ['round 1: net: expected {"box1/main": 100}, got {"box1/main": 150} '
+                           "(box1/main: expected 100, got 150)"]
