@@ -70,6 +70,11 @@ class LampPicture:
         boxes[number - 1] = state
         return replace(self, boxes=tuple(boxes))
 
+    def with_lamp(self, name: str, lit: bool) -> LampPicture:
+        """A copy with the single lamp `name` (draw, stand, alarm, shoe_fault) set."""
+        self.lamp(name)
+        return replace(self, **{name: lit})  # type: ignore[arg-type]
+
     def lamp(self, name: str) -> bool:
         """One of the single lamps by name: draw, stand, alarm, shoe_fault."""
         if name not in LAMP_NAMES:
