@@ -16,7 +16,6 @@ import time
 
 from table.cards import pack_cards
 from table.events import Bet, Card, Deal, Do, Event, Resolve, ShoeStatus
-from table.hands import hand_value
 from table.machine import Table
 from table.profiles import load_profile
 
@@ -77,14 +76,14 @@ def generate_session(profile: str, rounds: int, boxes: int, seed: int) -> list[E
     return events
 
 
-def replay(profile: str, events: list[Event]) -> tuple[int, float]:
-    table = Table(load_profile(profile))
+def replay(profile: str, events: list[Event], keep_rounds: int | None) -> tuple[int, float]:
+    table = Table(load_profile(profile), keep_rounds=keep_rounds)
     apply = table.apply
     start = time.perf_counter()
     for event in events:
         apply(event)
     elapsed = time.perf_counter() - start
-    return len(table.results()), elapsed
+    return table.rounds_played, elapsed
 
 
 def main() -> None:
@@ -96,17 +95,28 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     events = generate_session(args.profile, args.rounds, args.boxes, args.seed)
-    best = float("inf")
-    rounds = 0
-    for _ in range(args.repeat):
-        rounds, elapsed = replay(args.profile, events)
-        best = min(best, elapsed)
-    check = hand_value(["AS", "6D"])
-    assert check == (17, True)
-    print(f"profile {args.profile}, {args.boxes} boxes, {rounds} rounds, {len(events)} events")
-    print(f"best of {args.repeat}: {best:.3f} s, {rounds / best:,.0f} rounds/s, "
-          f"{best / len(events) * 1e6:.1f} us/event")
+    print(f"profile {args.profile}, {args.boxes} boxes, {args.rounds} rounds, "
+          f"{len(events)} events ({len(events) / args.rounds:.1f} per round)")
+    for label, keep in (("every round kept in memory (replay)", None),
+                        ("last 100 rounds kept (daemon)", 100)):
+        best = float("inf")
+        rounds = 0
+        for _ in range(args.repeat):
+            rounds, elapsed = replay(args.profile, events, keep)
+            best = min(best, elapsed)
+        print(f"{label}: best of {args.repeat} {best:.3f} s for {rounds} rounds: "
+              f"{rounds / best:,.0f} rounds/s, {best / len(events) * 1e6:.1f} us/event")
+    print(f"one phase change (transitions trigger): {_trigger_cost_us(args.profile):.1f} us")
 
+
+def _trigger_cost_us(profile: str) -> float:
+    table = Table(load_profile(profile))
+    count = 20_000
+    start = time.perf_counter()
+    for _ in range(count):
+        table.halt()
+        table.resume_betting()  # type: ignore[attr-defined]
+    return (time.perf_counter() - start) / (2 * count) * 1e6
 
 if __name__ == "__main__":
     main()

@@ -52,6 +52,9 @@ def _is_seat_name(player: str) -> bool:
     return player.startswith("box") and player[3:].isdigit()
 
 
+_ACCEPTED = Outcome(True)
+
+
 class _Refused(Exception):
     """A decision the rules do not allow; carries the reason."""
 
@@ -70,8 +73,12 @@ class Table:
     halt: Callable[[], bool]
     void_round: Callable[[], bool]
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, keep_rounds: int | None = None) -> None:
+        """`keep_rounds` bounds the finished rounds kept in memory (None: all, as a replay
+        needs); a long-running daemon keeps a few and relies on its journal for the rest."""
         self.rules = rules
+        self.keep_rounds = keep_rounds
+        self.rounds_played = 0
         self.inventory = ShoeInventory(rules.shoe, rules.decks)
         self.banker = DEALER
         self._rounds: list[Round] = []
@@ -81,6 +88,13 @@ class Table:
         self._hand_i = 0
         self._rescue_hand: Hand | None = None
         self._new_shoe_due = False
+        self._rescue_offer: Hand | None = None
+        # How far the dealer must draw, fixed when the dealer's turn begins.
+        self._need: str | None = None
+        self._handlers: dict[type, Callable[[Any], None]] = {
+            Card: self._on_card, Do: self._on_do, Bet: self._on_bet, Deal: self._on_deal,
+            Resolve: self._on_resolve, ShoeStatus: self._on_shoe, Flag: self._on_flag,
+        }
         self.machine = Machine(
             model=self,
             states=PHASES,
@@ -108,37 +122,24 @@ class Table:
         """Feed one event. A refused decision changes nothing; the outcome says why."""
         self._events += 1
         where = position or f"event {self._events}"
-        rescue_hand = self._rescue_hand
+        self._rescue_offer = self._rescue_hand
         self._rescue_hand = None
         rnd = self._round
         flags_before = len(rnd.flags) if rnd else 0
         try:
-            if isinstance(event, Card):
-                self._on_card(event)
-            elif isinstance(event, Do):
-                self._on_do(event, rescue_hand)
-            elif isinstance(event, Bet):
-                self._on_bet(event)
-            elif isinstance(event, Deal):
-                self._on_deal()
-            elif isinstance(event, Resolve):
-                self._on_resolve(event)
-            elif isinstance(event, ShoeStatus):
-                self._on_shoe(event)
-            elif isinstance(event, Flag):
-                self._on_flag(event)
-            else:
+            handler = self._handlers.get(type(event))
+            if handler is None:
                 raise _Refused(f"unknown event {event!r}")
+            handler(event)
         except _Refused as refusal:
             return self._refuse(event, where, str(refusal))
         except Exception as exc:  # a fault in the table itself: halt the round, keep the table
             self._on_machine_error(None)
             return self._refuse(event, where, f"internal error, the round is halted: {exc!r}")
-        new_flags: tuple[str, ...] = ()
-        if self._round is not None:
-            start = flags_before if self._round is rnd else 0
-            new_flags = tuple(self._round.flags[start:])
-        return Outcome(True, None, new_flags)
+        now = self._round
+        if now is None or (now is rnd and len(now.flags) == flags_before):
+            return _ACCEPTED
+        return Outcome(True, None, tuple(now.flags[flags_before if now is rnd else 0:]))
 
     def _refuse(self, event: Event, where: str, reason: str) -> Outcome:
         if self._round is not None:
@@ -287,8 +288,11 @@ class Table:
         if self._round is None or self.state in ("settled", "void"):
             if self._round is not None and self._round.status not in ("settled", "void"):
                 raise _Refused("the round is not finished")
-            rnd = Round(len(self._rounds) + 1)
+            self.rounds_played += 1
+            rnd = Round(self.rounds_played)
             self._rounds.append(rnd)
+            if self.keep_rounds is not None and len(self._rounds) > self.keep_rounds:
+                del self._rounds[: len(self._rounds) - max(self.keep_rounds, 1)]
             self._round = rnd
             if self.rules.inventory_per_round or self._new_shoe_due:
                 self.inventory.reload()
@@ -361,7 +365,8 @@ class Table:
         hand.stakes[player] += bet.amount
         hand.originals[player] += bet.amount
 
-    def _on_deal(self) -> None:
+    def _on_deal(self, event: Deal | None = None) -> None:
+        self._need = None
         if self.state != "betting" or self._round is None:
             raise _Refused("no bets to deal to: place a bet first" if self.state != "halted"
                            else "the round is halted on a misdeal: resolve it first")
@@ -699,7 +704,8 @@ class Table:
 
     # -- decisions ------------------------------------------------------------------
 
-    def _on_do(self, do: Do, rescue_hand: Hand | None) -> None:
+    def _on_do(self, do: Do) -> None:
+        rescue_hand = self._rescue_offer
         phase = self.state
         if phase == "halted":
             raise _Refused("the round is halted on a misdeal: resolve it (void or accept) first")
@@ -729,7 +735,8 @@ class Table:
             if player == owner and action in OWNER_ONLY + ("surrender",):
                 self._check_first_to_play(box, action, do.amount)
             self._close_insurance()
-            self._on_do(do, None)
+            self._rescue_offer = None
+            self._on_do(do)
             return
         if action in ("insurance", "even_money"):
             raise _Refused(f"{action} is offered only against a dealer ace, before the first box "
@@ -991,6 +998,7 @@ class Table:
             settlement.settle_hand_player(rnd, hand, player, stake - hand.originals[player],
                                           "double-down rescue: the original bet is lost")
         hand.status = "rescued"
+        self._need = None
         if self.state == "dealer" and self._dealer_complete():
             self._finish_round()
 
@@ -1044,6 +1052,7 @@ class Table:
         for box in rnd.boxes.values():
             box.pending.clear()
         self.start_dealer()
+        self._need = self._dealer_need()
         if self.rules.game == "banker":
             if not any(h.open_players() for b in rnd.boxes.values() for h in b.hands
                        if h.status != "bust"):
@@ -1082,7 +1091,7 @@ class Table:
     def _dealer_complete(self) -> bool:
         rnd = self._require_round()
         dealer = rnd.dealer
-        need = self._dealer_need()
+        need = self._need if self._need is not None else self._dealer_need()
         if need == "none":
             return True
         if len(dealer) < 2:
