@@ -1,0 +1,488 @@
+"""Render a table scene as an overhead camera sees it, with its ground truth.
+
+The scene is built on a flat table plane (felt, printed box lines, fanned
+hands, face-down cards, chips); every object writes its footprint into an
+owner map, so what a later card or chip covers is known exactly. The camera
+then looks at the plane through a homography (tilt), and the room adds uneven
+light, glare, hand shadows, motion blur, sensor noise and JPEG artefacts.
+
+A card's index corner is in the truth when at least 80% of its index area is
+that card's own pixels (not under a later card, a face-down card or a chip)
+and at least 80% of it lies inside the frame.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from hwsim.camera import effects
+from hwsim.camera.cards import (
+    card_geometry,
+    card_height,
+    parse_card,
+    render_back,
+    render_card,
+)
+from hwsim.camera.chips import DENOMINATIONS, draw_chip_stack
+from hwsim.camera.designs import CardDesign
+from hwsim.camera.table_geometry import Point, TableGeometry, inside
+
+__all__ = ["CardTruth", "RenderedScene", "SceneSpec", "render_card", "render_scene"]
+
+LAYOUT_FORMAT = "table-layout/1"
+MIN_VISIBLE = 0.8
+FELT_ID = 0
+CHIP_ID = -2
+FACE_DOWN_ID = -3
+PRINT_COLOURS = ((120, 200, 230), (235, 235, 235), (60, 170, 210))
+
+
+@dataclass(frozen=True)
+class SceneSpec:
+    """What is on the table and how the picture is spoiled.
+
+    `boxes` maps box names to hands (card codes in the order dealt), `dealer`
+    is the dealer's hand. Variation strengths default to a clean picture.
+    """
+
+    boxes: Mapping[str, Sequence[str]]
+    dealer: Sequence[str] = ()
+    card_width: int = 110
+    frame_size: tuple[int, int] = (1280, 720)
+    hand_rotation: float = 25.0  # largest turn of a whole hand, degrees either way
+    card_jitter: float = 4.0  # largest turn of one card within its hand, degrees
+    tilt: float = 0.0  # camera tilt / perspective, 0 (straight down) to 1 (strong)
+    uneven_light: float = 0.0  # 0 to 1
+    glare: int = 0  # glare spots
+    shadows: int = 0  # shadows of the dealer's arm and hand
+    motion_blur: float = 0.0  # blur length in pixels
+    noise: float = 0.0  # sensor noise sigma
+    jpeg_quality: int | None = None
+    chips: int = 0  # chip stacks
+    face_down: int = 0  # face-down cards
+    felt_print: bool = True  # printed box lines and table text
+
+    def __post_init__(self) -> None:
+        if not 1 <= len(self.boxes) <= 7:
+            raise ValueError(f"a table has 1 to 7 boxes, got {len(self.boxes)}")
+        if "dealer" in self.boxes:
+            raise ValueError("'dealer' is not a box name; give the dealer's cards as dealer=")
+        for name, hand in [*self.boxes.items(), ("dealer", self.dealer)]:
+            if isinstance(hand, str):
+                raise ValueError(f"the hand of {name} must be a list of card codes, "
+                                 f"not the string {hand!r}")
+            for card in hand:
+                parse_card(card)
+        if not 20 <= self.card_width <= 400:
+            raise ValueError(f"card width {self.card_width} px is out of range 20-400")
+        w, h = self.frame_size
+        if w < 160 or h < 120:
+            raise ValueError(f"frame size {w}x{h} is too small; use at least 160x120")
+        if self.jpeg_quality is not None and not 1 <= self.jpeg_quality <= 100:
+            raise ValueError(f"JPEG quality {self.jpeg_quality} is out of range 1-100")
+        if not 0.0 <= self.tilt <= 1.0 or not 0.0 <= self.uneven_light <= 1.0:
+            raise ValueError("tilt and uneven_light are strengths from 0 to 1")
+
+
+@dataclass(frozen=True)
+class CardTruth:
+    """One card on the table and the image points of its readable index corners."""
+
+    card: str
+    box: str
+    index_points: list[tuple[float, float]]
+
+
+@dataclass
+class RenderedScene:
+    image: np.ndarray  # H x W x 3 uint8 BGR
+    truth: list[CardTruth]
+    layout: dict[str, Any]
+    face_down: list[tuple[float, float]]
+    design: str = ""
+    card_width: int = 0
+    seed: int = 0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def truth_dict(self) -> dict[str, Any]:
+        """The truth as plain JSON-ready data (the dataset's scene file)."""
+        return {
+            "design": self.design, "seed": self.seed, "card_width": self.card_width,
+            "image_size": [int(self.image.shape[1]), int(self.image.shape[0])],
+            "truth": [{"card": t.card, "box": t.box,
+                       "index_points": [[round(x, 2), round(y, 2)] for x, y in t.index_points]}
+                      for t in self.truth],
+            "layout": self.layout,
+            "face_down": [[round(x, 2), round(y, 2)] for x, y in self.face_down],
+            **self.meta,
+        }
+
+
+@dataclass
+class _PlacedCard:
+    card: str
+    box: str
+    owner_id: int
+    index_quads: list[np.ndarray]  # canvas coordinates, one 4x2 quad per index corner
+
+
+def _rot(deg: float) -> np.ndarray:
+    a = math.radians(deg)
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def _shift(x: float, y: float) -> np.ndarray:
+    return np.array([[1.0, 0.0, x], [0.0, 1.0, y], [0.0, 0.0, 1.0]])
+
+
+def _apply(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    ones = np.ones((pts.shape[0], 1))
+    out = np.hstack([pts, ones]) @ m.T
+    return out[:, :2] / out[:, 2:3]
+
+
+class _Canvas:
+    """The table plane: image, owner map and the frame's offset in it."""
+
+    def __init__(self, image: np.ndarray, margin: int) -> None:
+        self.image = image
+        self.owner: np.ndarray = np.zeros(image.shape[:2], np.int16)
+        self.margin = margin
+
+    def paste(self, sprite: np.ndarray, m: np.ndarray, owner_id: int, shadow: float) -> None:
+        """Draw a BGRA sprite through the 3x3 affine `m` (sprite pixels -> canvas pixels)."""
+        h, w = int(sprite.shape[0]), int(sprite.shape[1])
+        corners = _apply(m, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
+        ch, cw = int(self.owner.shape[0]), int(self.owner.shape[1])
+        x0 = max(0, int(math.floor(corners[:, 0].min())) - 4)
+        y0 = max(0, int(math.floor(corners[:, 1].min())) - 4)
+        x1 = min(cw, int(math.ceil(corners[:, 0].max())) + 6)
+        y1 = min(ch, int(math.ceil(corners[:, 1].max())) + 6)
+        if x1 <= x0 or y1 <= y0:
+            return
+        local = _shift(-x0, -y0) @ m
+        warped = cv2.warpAffine(sprite, local[:2], (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+        alpha = warped[:, :, 3].astype(np.float32) / 255.0
+        roi = self.image[y0:y1, x0:x1].astype(np.float32)
+        if shadow > 0:
+            offset = max(1.0, 0.02 * w)
+            drop = cv2.warpAffine(alpha, np.array([[1, 0, offset], [0, 1, offset]], np.float32),
+                                  (x1 - x0, y1 - y0))
+            drop = cv2.GaussianBlur(drop, (0, 0), offset)
+            roi *= (1.0 - shadow * drop)[:, :, None]
+        roi = roi * (1 - alpha[:, :, None]) + warped[:, :, :3].astype(np.float32) * alpha[
+            :, :, None]
+        self.image[y0:y1, x0:x1] = np.clip(roi, 0, 255).astype(np.uint8)
+        self.owner[y0:y1, x0:x1][alpha > 0.5] = owner_id
+
+    def own_fraction(self, quad: np.ndarray, owner_id: int) -> float:
+        """Share of the quad's pixels that belong to `owner_id`."""
+        ch, cw = int(self.owner.shape[0]), int(self.owner.shape[1])
+        x0 = max(0, int(math.floor(quad[:, 0].min())))
+        y0 = max(0, int(math.floor(quad[:, 1].min())))
+        x1 = min(cw, int(math.ceil(quad[:, 0].max())) + 1)
+        y1 = min(ch, int(math.ceil(quad[:, 1].max())) + 1)
+        if x1 <= x0 or y1 <= y0:
+            return 0.0
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(mask, np.round(quad - (x0, y0)).astype(np.int32), 1)
+        total = int(mask.sum())
+        if total == 0:
+            return 0.0
+        mine = int((mask.astype(bool) & (self.owner[y0:y1, x0:x1] == owner_id)).sum())
+        return mine / total
+
+
+def _fan(rng: np.random.Generator, n: int, w: int, h: int, jitter: float,
+         dealer: bool) -> list[tuple[float, float, float]]:
+    """Card centres and turns in hand coordinates, each card leaving the last one's index."""
+    if dealer:
+        style = str(rng.choice(["spread", "right"]))
+    else:
+        style = str(rng.choice(["right", "diagonal", "down"], p=[0.4, 0.4, 0.2]))
+    cards = []
+    x = y = 0.0
+    for k in range(n):
+        if k > 0:
+            if style == "spread":
+                x += w * rng.uniform(0.55, 1.08)
+                y += h * rng.uniform(-0.03, 0.03)
+            elif style == "right":
+                x += w * rng.uniform(0.28, 0.4)
+                y += h * rng.uniform(-0.02, 0.08)
+            elif style == "diagonal":
+                x += w * rng.uniform(0.26, 0.36)
+                y += h * rng.uniform(0.1, 0.22)
+            else:
+                x += w * rng.uniform(-0.02, 0.1)
+                y += h * rng.uniform(0.4, 0.5)
+        cards.append((x + w / 2, y + h / 2, float(rng.uniform(-jitter, jitter))))
+    return cards
+
+
+def _place_hand(rng: np.random.Generator, spec: SceneSpec, geometry: TableGeometry,
+                hand: Sequence[str], anchor: Point, polygon: Sequence[Point],
+                index_quads: tuple[np.ndarray, np.ndarray], dealer: bool) -> list[np.ndarray]:
+    """Card transforms (card pixels -> table plane) for one hand, kept inside its area."""
+    w = spec.card_width
+    h = card_height(w)
+    frame_w, frame_h = spec.frame_size
+    best: list[np.ndarray] = []
+    best_score = -1.0
+    for attempt in range(40):
+        scale = 1.0 if attempt < 20 else 0.5  # fall back to milder turns
+        fan = _fan(rng, len(hand), w, h, spec.card_jitter * scale, dealer)
+        centre = np.mean([(cx, cy) for cx, cy, _ in fan], axis=0)
+        turn = float(rng.uniform(-spec.hand_rotation, spec.hand_rotation)) * scale
+        jitter = rng.uniform(-0.04, 0.04, 2) * (frame_w, frame_h) * scale
+        hand_m = _shift(anchor[0] + jitter[0], anchor[1] + jitter[1]) @ _rot(turn) @ _shift(
+            -centre[0], -centre[1])
+        transforms = [hand_m @ _shift(cx, cy) @ _rot(a) @ _shift(-w / 2, -h / 2)
+                      for cx, cy, a in fan]
+        points: list[np.ndarray] = []
+        for k, m in enumerate(transforms):
+            quads = [index_quads[0]] + ([index_quads[1]] if k == len(transforms) - 1 else [])
+            points.extend(_apply(m, q).mean(axis=0) for q in quads)
+        corners = np.vstack([_apply(m, np.array([[0, 0], [w, 0], [w, h], [0, h]], float))
+                             for m in transforms])
+        in_area = sum(inside(polygon, (p[0], p[1]), 0.05 * w) for p in points)
+        in_frame = float(np.mean((corners[:, 0] > 2) & (corners[:, 0] < frame_w - 2)
+                                 & (corners[:, 1] > 2) & (corners[:, 1] < frame_h - 2)))
+        score = in_area / max(1, len(points)) + in_frame
+        if score > best_score:
+            best, best_score = transforms, score
+        if score >= 2.0:
+            break
+    return best
+
+
+def _quad(box: tuple[float, float, float, float]) -> np.ndarray:
+    x0, y0, x1, y1 = box
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
+
+
+def _print_felt(canvas: _Canvas, rng: np.random.Generator, geometry: TableGeometry,
+                names: Sequence[str], card_width: int) -> None:
+    """Printed lines of the boxes, a betting spot in each and the table's text."""
+    m = canvas.margin
+    colour = PRINT_COLOURS[int(rng.integers(len(PRINT_COLOURS)))]
+    t = max(2, card_width // 40)
+    n = len(names)
+    for k in range(n):
+        poly = np.asarray(geometry.box_polygon(n, k), np.float64) + m
+        cv2.polylines(canvas.image, [np.round(poly).astype(np.int32)], True, colour, t,
+                      cv2.LINE_AA)
+        lo, hi = geometry.box_angles(n, k)
+        spot = geometry.ring_point(geometry.inner + 0.5 * geometry.size[1] + card_width,
+                                   (lo + hi) / 2)
+        cv2.circle(canvas.image, (int(spot[0] + m), int(spot[1] + m)), int(0.45 * card_width),
+                   colour, t, cv2.LINE_AA)
+    texts = ["BLACKJACK PAYS 3 TO 2", "DEALER MUST DRAW TO 16 AND STAND ON ALL 17S",
+             "INSURANCE PAYS 2 TO 1"]
+    w = geometry.size[0]
+    y = geometry.centre[1] + geometry.inner - 0.12 * card_width
+    for k, text in enumerate(texts[: int(rng.integers(1, 4))]):
+        scale = 0.006 * card_width
+        (tw, _), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_TRIPLEX, scale, 1)
+        cv2.putText(canvas.image, text, (int(w / 2 - tw / 2 + m), int(y - k * 0.3 * card_width
+                    + m - 0.25 * card_width)), cv2.FONT_HERSHEY_TRIPLEX, scale, colour,
+                    max(1, t // 2), cv2.LINE_AA)
+
+
+def _camera(rng: np.random.Generator, size: tuple[int, int], margin: int,
+            tilt: float) -> np.ndarray:
+    """Homography from canvas pixels to frame pixels for a camera tilted by `tilt`."""
+    w, h = size
+    top = tilt * rng.uniform(0.03, 0.12) * w
+    bottom = tilt * rng.uniform(0.0, 0.03) * w
+    src = np.array([[-top, -tilt * rng.uniform(0, 0.05) * h],
+                    [w + top, -tilt * rng.uniform(0, 0.05) * h],
+                    [w - bottom, h + tilt * rng.uniform(0, 0.03) * h],
+                    [bottom, h + tilt * rng.uniform(0, 0.03) * h]], np.float64)
+    src += rng.uniform(-1, 1, (4, 2)) * tilt * 0.015 * w
+    turn = _rot(tilt * rng.uniform(-3, 3))
+    src = _apply(_shift(w / 2, h / 2) @ turn @ _shift(-w / 2, -h / 2), src) + margin
+    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+    return cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32)).astype(
+        np.float64)
+
+
+def _clip_to_rect(poly: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    """Sutherland-Hodgman clip of a polygon to an axis-aligned rectangle."""
+    pts = [tuple(p) for p in poly]
+    for axis, bound, keep_above in ((0, x0, True), (0, x1, False), (1, y0, True),
+                                    (1, y1, False)):
+        out: list[tuple[float, float]] = []
+        for i, cur in enumerate(pts):
+            prev = pts[i - 1]
+            cur_in = (cur[axis] >= bound) if keep_above else (cur[axis] <= bound)
+            prev_in = (prev[axis] >= bound) if keep_above else (prev[axis] <= bound)
+            if cur_in != prev_in:
+                t = (bound - prev[axis]) / (cur[axis] - prev[axis])
+                out.append((prev[0] + t * (cur[0] - prev[0]), prev[1] + t * (cur[1] - prev[1])))
+            if cur_in:
+                out.append(cur)
+        pts = out
+        if not pts:
+            break
+    return np.asarray(pts, np.float64).reshape(-1, 2)
+
+
+def _layout(geometry: TableGeometry, names: Sequence[str], to_frame: np.ndarray,
+            margin: int) -> dict[str, Any]:
+    """The boxes and dealer area as the camera sees them (polygons in frame pixels)."""
+    w, h = geometry.size
+    areas: dict[str, list[list[float]]] = {}
+    polygons = {name: geometry.box_polygon(len(names), k) for k, name in enumerate(names)}
+    polygons["dealer"] = geometry.dealer_polygon()
+    for name, poly in polygons.items():
+        # Only the table plane the canvas holds maps sensibly through the camera.
+        plane = _clip_to_rect(np.asarray(poly, np.float64), -margin, -margin, w + margin,
+                              h + margin)
+        img = _clip_to_rect(_apply(to_frame, plane + margin), 0, 0, w, h)
+        areas[name] = [[round(float(x), 1), round(float(y), 1)] for x, y in img]
+    return {"format": LAYOUT_FORMAT, "image_size": [w, h], "areas": areas}
+
+
+def _in_frame_fraction(quad: np.ndarray, size: tuple[int, int]) -> float:
+    w, h = size
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    area = cv2.contourArea(quad.astype(np.float32))
+    if area <= 0:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(quad.astype(np.float32), frame)
+    return float(inter) / area
+
+
+def _free_spot(rng: np.random.Generator, canvas: _Canvas, sprite_w: int, sprite_h: int,
+               size: tuple[int, int]) -> np.ndarray | None:
+    """A transform that puts a sprite on bare felt inside the frame, or None."""
+    w, h = size
+    m = canvas.margin
+    for _ in range(60):
+        cx, cy = rng.uniform(0.08 * w, 0.92 * w) + m, rng.uniform(0.1 * h, 0.9 * h) + m
+        t = _shift(cx, cy) @ _rot(float(rng.uniform(0, 360))) @ _shift(-sprite_w / 2,
+                                                                        -sprite_h / 2)
+        quad = _apply(t, np.array([[0, 0], [sprite_w, 0], [sprite_w, sprite_h],
+                                   [0, sprite_h]], float))
+        if canvas.own_fraction(quad, FELT_ID) > 0.995:
+            return t
+    return None
+
+
+def _place_chips(rng: np.random.Generator, canvas: _Canvas, spec: SceneSpec,
+                 geometry: TableGeometry, names: Sequence[str],
+                 card_boxes: list[np.ndarray]) -> None:
+    w, h = spec.frame_size
+    m = canvas.margin
+    radius = 0.31 * spec.card_width
+    for _ in range(spec.chips):
+        mode = rng.choice(["bet", "card_edge", "loose"], p=[0.45, 0.3, 0.25])
+        if mode == "bet" and names:
+            k = int(rng.integers(len(names)))
+            lo, hi = geometry.box_angles(len(names), k)
+            x, y = geometry.ring_point(
+                geometry.inner + 0.5 * h + spec.card_width + rng.uniform(-0.3, 0.3) * radius,
+                (lo + hi) / 2 + rng.uniform(-2, 2))
+        elif mode == "card_edge" and card_boxes:
+            # On the right or bottom edge of a card, away from its top-left index.
+            quad = card_boxes[int(rng.integers(len(card_boxes)))]
+            edge = int(rng.integers(2))
+            a, b = (quad[1], quad[2]) if edge == 0 else (quad[2], quad[3])
+            x, y = a + (b - a) * rng.uniform(0.3, 1.0)
+            x, y = x - m, y - m
+        else:
+            x, y = rng.uniform(0.05, 0.95) * w, rng.uniform(0.1, 0.95) * h
+        count = int(rng.integers(1, 6))
+        lean = (float(rng.uniform(-1.5, 1.5)), float(rng.uniform(-3.0, -1.5)))
+        draw_chip_stack(canvas.image, canvas.owner, CHIP_ID, (x + m, y + m), radius, count,
+                        lean, int(rng.integers(8)), float(rng.uniform(0, 60)),
+                        str(rng.choice(DENOMINATIONS)))
+
+
+def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScene:
+    """Draw `spec` with cards of `design`; the same spec, design and seed give the same scene."""
+    rng = np.random.default_rng(seed)
+    w, h = spec.frame_size
+    margin = round(0.25 * w)
+    geometry = TableGeometry.for_frame(spec.frame_size)
+    felt_colour = effects.FELT_COLOURS[int(rng.integers(len(effects.FELT_COLOURS)))]
+    canvas = _Canvas(effects.felt(rng, w + 2 * margin, h + 2 * margin, felt_colour), margin)
+    names = list(spec.boxes)
+    if spec.felt_print:
+        _print_felt(canvas, rng, geometry, names, spec.card_width)
+
+    geom = card_geometry(design, spec.card_width)
+    quads = (_quad(geom.top_left), _quad(geom.bottom_right))
+    hands: list[tuple[str, Sequence[str], Point, list[Point]]] = []
+    for k, name in enumerate(names):
+        anchor = geometry.box_anchor(len(names), k, 0.06 + 0.55 * card_height(
+            spec.card_width) / h)
+        hands.append((name, spec.boxes[name], anchor, geometry.box_polygon(len(names), k)))
+    hands.append(("dealer", spec.dealer, geometry.dealer_anchor(), geometry.dealer_polygon()))
+
+    placed: list[_PlacedCard] = []
+    card_quads: list[np.ndarray] = []
+    shadow = float(rng.uniform(0.2, 0.45))
+    for name, hand, anchor, polygon in hands:
+        if not hand:
+            continue
+        transforms = _place_hand(rng, spec, geometry, hand, anchor, polygon, quads,
+                                 name == "dealer")
+        for card, m in zip(hand, transforms, strict=True):
+            canvas_m = _shift(margin, margin) @ m
+            owner_id = len(placed) + 1
+            canvas.paste(render_card(card, design, spec.card_width), canvas_m, owner_id, shadow)
+            placed.append(_PlacedCard(card, name, owner_id,
+                                      [_apply(canvas_m, q) for q in quads]))
+            ch = card_height(spec.card_width)
+            card_quads.append(_apply(canvas_m, np.array(
+                [[0, 0], [spec.card_width, 0], [spec.card_width, ch], [0, ch]], float)))
+
+    face_down_canvas: list[np.ndarray] = []
+    back = render_back(design, spec.card_width)
+    for _ in range(spec.face_down):
+        t = _free_spot(rng, canvas, back.shape[1], back.shape[0], spec.frame_size)
+        if t is None:
+            continue
+        canvas.paste(back, t, FACE_DOWN_ID, shadow)
+        face_down_canvas.append(_apply(t, np.array([[back.shape[1] / 2, back.shape[0] / 2]])))
+
+    _place_chips(rng, canvas, spec, geometry, names, card_quads)
+
+    to_frame = _camera(rng, spec.frame_size, margin, spec.tilt)
+    image = cv2.warpPerspective(canvas.image, to_frame, (w, h), flags=cv2.INTER_LINEAR)
+
+    truth = []
+    for pc in placed:
+        points = []
+        for quad in pc.index_quads:
+            if canvas.own_fraction(quad, pc.owner_id) < MIN_VISIBLE:
+                continue
+            frame_quad = _apply(to_frame, quad)
+            if _in_frame_fraction(frame_quad, spec.frame_size) < MIN_VISIBLE:
+                continue
+            cx, cy = frame_quad.mean(axis=0)
+            points.append((float(cx), float(cy)))
+        truth.append(CardTruth(pc.card, pc.box, points))
+    face_down = [tuple(float(v) for v in _apply(to_frame, p)[0]) for p in face_down_canvas]
+
+    image = effects.hand_shadows(rng, image, spec.shadows)
+    image = effects.uneven_light(rng, image, spec.uneven_light)
+    image = effects.glare(rng, image, spec.glare)
+    image = effects.motion_blur(rng, image, spec.motion_blur)
+    image = effects.sensor_noise(rng, image, spec.noise)
+    image = effects.jpeg(image, spec.jpeg_quality)
+    return RenderedScene(
+        image=np.ascontiguousarray(image), truth=truth,
+        layout=_layout(geometry, names, to_frame, margin),
+        face_down=[(p[0], p[1]) for p in face_down], design=design.name,
+        card_width=spec.card_width, seed=seed)
