@@ -14,7 +14,7 @@ and at least 80% of it lies inside the frame.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -228,38 +228,44 @@ def _fan(rng: np.random.Generator, n: int, w: int, h: int, jitter: float,
     return cards
 
 
-def _place_hand(rng: np.random.Generator, spec: SceneSpec, geometry: TableGeometry,
-                hand: Sequence[str], anchor: Point, polygon: Sequence[Point],
+def _place_hand(rng: np.random.Generator, spec: SceneSpec, hand: Sequence[str],
+                anchors: Callable[[np.random.Generator], Point], polygon: Sequence[Point],
                 index_quads: tuple[np.ndarray, np.ndarray], dealer: bool) -> list[np.ndarray]:
-    """Card transforms (card pixels -> table plane) for one hand, kept inside its area."""
+    """Card transforms (card pixels -> table plane) for one hand, kept inside its area.
+
+    Tries random fans, turns and places and keeps the first that has every
+    index inside the hand's area, the cards within the area and the frame (or
+    the best one tried).
+    """
     w = spec.card_width
     h = card_height(w)
     frame_w, frame_h = spec.frame_size
+    outline = np.array([[0, 0], [w, 0], [w, h], [0, h], [w / 2, 0], [w / 2, h], [0, h / 2],
+                        [w, h / 2]], float)
     best: list[np.ndarray] = []
     best_score = -1.0
-    for attempt in range(40):
-        scale = 1.0 if attempt < 20 else 0.5  # fall back to milder turns
+    for attempt in range(60):
+        scale = 1.0 if attempt < 30 else 0.5  # fall back to milder turns
         fan = _fan(rng, len(hand), w, h, spec.card_jitter * scale, dealer)
         centre = np.mean([(cx, cy) for cx, cy, _ in fan], axis=0)
         turn = float(rng.uniform(-spec.hand_rotation, spec.hand_rotation)) * scale
-        jitter = rng.uniform(-0.04, 0.04, 2) * (frame_w, frame_h) * scale
-        hand_m = _shift(anchor[0] + jitter[0], anchor[1] + jitter[1]) @ _rot(turn) @ _shift(
-            -centre[0], -centre[1])
+        anchor = anchors(rng)
+        hand_m = _shift(anchor[0], anchor[1]) @ _rot(turn) @ _shift(-centre[0], -centre[1])
         transforms = [hand_m @ _shift(cx, cy) @ _rot(a) @ _shift(-w / 2, -h / 2)
                       for cx, cy, a in fan]
         points: list[np.ndarray] = []
         for k, m in enumerate(transforms):
             quads = [index_quads[0]] + ([index_quads[1]] if k == len(transforms) - 1 else [])
             points.extend(_apply(m, q).mean(axis=0) for q in quads)
-        corners = np.vstack([_apply(m, np.array([[0, 0], [w, 0], [w, h], [0, h]], float))
-                             for m in transforms])
-        in_area = sum(inside(polygon, (p[0], p[1]), 0.05 * w) for p in points)
+        corners = np.vstack([_apply(m, outline) for m in transforms])
+        index_in_area = np.mean([inside(polygon, (p[0], p[1]), 0.08 * w) for p in points])
+        cards_in_area = np.mean([inside(polygon, (p[0], p[1]), -0.12 * w) for p in corners])
         in_frame = float(np.mean((corners[:, 0] > 2) & (corners[:, 0] < frame_w - 2)
                                  & (corners[:, 1] > 2) & (corners[:, 1] < frame_h - 2)))
-        score = in_area / max(1, len(points)) + in_frame
+        score = float(2 * index_in_area + cards_in_area + in_frame)
         if score > best_score:
             best, best_score = transforms, score
-        if score >= 2.0:
+        if score >= 4.0:
             break
     return best
 
@@ -422,20 +428,32 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
 
     geom = card_geometry(design, spec.card_width)
     quads = (_quad(geom.top_left), _quad(geom.bottom_right))
-    hands: list[tuple[str, Sequence[str], Point, list[Point]]] = []
+    ch = card_height(spec.card_width)
+    hands: list[tuple[str, Sequence[str], Callable[[np.random.Generator], Point],
+                      list[Point]]] = []
     for k, name in enumerate(names):
-        anchor = geometry.box_anchor(len(names), k, 0.06 + 0.55 * card_height(
-            spec.card_width) / h)
-        hands.append((name, spec.boxes[name], anchor, geometry.box_polygon(len(names), k)))
-    hands.append(("dealer", spec.dealer, geometry.dealer_anchor(), geometry.dealer_polygon()))
+        lo, hi = geometry.box_angles(len(names), k)
+
+        def box_anchor(r: np.random.Generator, lo: float = lo, hi: float = hi) -> Point:
+            radius = geometry.inner + r.uniform(0.5 * ch, 0.5 * ch + 0.4 * h)
+            return geometry.ring_point(radius, r.uniform(0.65 * lo + 0.35 * hi,
+                                                         0.35 * lo + 0.65 * hi))
+
+        hands.append((name, spec.boxes[name], box_anchor, geometry.box_polygon(len(names), k)))
+
+    def dealer_anchor(r: np.random.Generator) -> Point:
+        x, y = geometry.dealer_anchor()
+        return (x + r.uniform(-0.12, 0.12) * w, y + r.uniform(-0.06, 0.06) * h)
+
+    hands.append(("dealer", spec.dealer, dealer_anchor, geometry.dealer_polygon()))
 
     placed: list[_PlacedCard] = []
     card_quads: list[np.ndarray] = []
     shadow = float(rng.uniform(0.2, 0.45))
-    for name, hand, anchor, polygon in hands:
+    for name, hand, anchors, polygon in hands:
         if not hand:
             continue
-        transforms = _place_hand(rng, spec, geometry, hand, anchor, polygon, quads,
+        transforms = _place_hand(rng, spec, hand, anchors, polygon, quads,
                                  name == "dealer")
         for card, m in zip(hand, transforms, strict=True):
             canvas_m = _shift(margin, margin) @ m
@@ -443,7 +461,6 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
             canvas.paste(render_card(card, design, spec.card_width), canvas_m, owner_id, shadow)
             placed.append(_PlacedCard(card, name, owner_id,
                                       [_apply(canvas_m, q) for q in quads]))
-            ch = card_height(spec.card_width)
             card_quads.append(_apply(canvas_m, np.array(
                 [[0, 0], [spec.card_width, 0], [spec.card_width, ch], [0, ch]], float)))
 
