@@ -1,0 +1,645 @@
+"""The journal: an append-only SQLite file (WAL) of every input event and of
+each round's outputs.
+
+Appends go into a pending batch held in memory; `commit()` writes the whole
+batch in one transaction (group commit) and only then are its events
+"stored": a shoe frame may be acknowledged, an API call answered. If the
+commit fails (disk full, I/O error) nothing of the batch is on disk and the
+batch stays pending, so a later commit can store it.
+
+Self-contained on purpose (standard library only, nothing else from `table`)
+so that tools can read a journal without the rules engine. It reads no clock:
+the `GroupCommitter` is given the time by its caller.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FORMAT_NAME = "tablectl-journal"
+FORMAT_VERSION = 1
+# PRAGMA application_id: "TBJL" as a big-endian 32-bit integer.
+APPLICATION_ID = 0x54424A4C
+SCENARIO_FORMAT = "table-scenario/1"
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_HEADER_SIZE = 100
+_USER_VERSION_OFFSET = 60
+_APPLICATION_ID_OFFSET = 68
+_BUSY_TIMEOUT_MS = 5000
+_PAGE_OF_EVENTS = 1000
+
+_SCHEMA = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE events ("
+    " seq INTEGER PRIMARY KEY,"
+    " source TEXT NOT NULL,"
+    " source_ref TEXT,"
+    " event TEXT NOT NULL,"
+    " UNIQUE (source, source_ref))",
+    "CREATE TABLE rounds ("
+    " round_no INTEGER PRIMARY KEY,"
+    " start_seq INTEGER NOT NULL,"
+    " end_seq INTEGER NOT NULL,"
+    " status TEXT NOT NULL,"
+    " flags TEXT NOT NULL,"
+    " result TEXT NOT NULL)",
+)
+
+
+class JournalError(Exception):
+    """The journal cannot be opened or cannot store; the message says what to do."""
+
+
+class JournalFullError(JournalError):
+    """The disk (or the journal's size limit) is full; the batch stays pending."""
+
+
+class AlreadyStored(ValueError):
+    """An event with this source reference is already in the journal (or pending)."""
+
+    def __init__(self, source: str, source_ref: str, seq: int) -> None:
+        self.source = source
+        self.source_ref = source_ref
+        self.seq = seq
+        super().__init__(f"{source} event {source_ref!r} is already stored as seq {seq}")
+
+
+@dataclass(frozen=True)
+class JournalEvent:
+    seq: int
+    source: str
+    source_ref: str | None
+    event: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    round_no: int
+    status: str
+    start_seq: int
+    end_seq: int
+    flags: tuple[str, ...]
+    result: dict[str, Any]
+
+
+@dataclass
+class _Pending:
+    events: list[tuple[int, str, str | None, str]] = field(default_factory=list)
+    refs: dict[tuple[str, str], int] = field(default_factory=dict)
+    rounds: list[RoundRecord] = field(default_factory=list)
+
+    def clear(self) -> None:
+        self.events.clear()
+        self.refs.clear()
+        self.rounds.clear()
+
+
+class Journal:
+    """One journal file. A single writer: the table's loop.
+
+    `profile` and `rules` are stored when the file is created, so an export
+    is a complete scenario; opening an existing journal with a different
+    profile is refused (its events would replay differently).
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        profile: str | None = None,
+        rules: Mapping[str, Any] | None = None,
+        create: bool = True,
+        max_pages: int | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        self._pending = _Pending()
+        exists = self.path.exists() and self.path.stat().st_size > 0
+        if exists:
+            _check_header(self.path)
+            _check_contents_read_only(self.path)
+        elif not create:
+            raise JournalError(f"{self.path}: no journal there; give the path of a journal file")
+        elif not self.path.parent.is_dir():
+            raise JournalError(
+                f"{self.path}: the folder {self.path.parent} does not exist; create it or "
+                "choose another journal path"
+            )
+        try:
+            self._db = sqlite3.connect(
+                self.path,
+                timeout=_BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+        except sqlite3.Error as error:
+            raise JournalError(f"{self.path}: cannot open the journal ({error})") from error
+        try:
+            if not exists:
+                self._create(profile, rules)
+            self._configure()
+            self._meta = self._read_meta()
+            stored_profile = self._meta.get("profile")
+            if exists and profile is not None and stored_profile not in (None, profile):
+                raise JournalError(
+                    f"{self.path} was written under profile {stored_profile!r}, not "
+                    f"{profile!r}; keep that profile, or start a new journal file for the "
+                    "new one (its rounds would replay differently)"
+                )
+            if max_pages is not None:
+                self.max_pages = max_pages
+            self._last_committed = self._max_seq()
+            self._last_round = self._max_round()
+        except sqlite3.Error as error:
+            self._db.close()
+            raise JournalError(f"{self.path}: cannot use the journal ({error})") from error
+        except JournalError:
+            self._db.close()
+            raise
+
+    # -- creation and checks ---------------------------------------------------
+
+    def _create(self, profile: str | None, rules: Mapping[str, Any] | None) -> None:
+        # Header fields and schema in one rollback-journal transaction, before
+        # WAL is switched on: the file's header is right from its first commit,
+        # so a later open can check it without SQLite.
+        meta = {
+            "format": FORMAT_NAME,
+            "version": str(FORMAT_VERSION),
+            "rules": json.dumps(dict(rules or {}), sort_keys=True),
+        }
+        if profile is not None:
+            meta["profile"] = profile
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
+            for statement in _SCHEMA:
+                db.execute(statement)
+            db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _configure(self) -> None:
+        self._db.execute("PRAGMA journal_mode = WAL")
+        # FULL: a commit is on the disk when it returns, so it may be acknowledged.
+        self._db.execute("PRAGMA synchronous = FULL")
+        self._db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+
+    def _read_meta(self) -> dict[str, str]:
+        rows = self._db.execute("SELECT key, value FROM meta").fetchall()
+        return {str(key): str(value) for key, value in rows}
+
+    def _max_seq(self) -> int:
+        row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()
+        return int(row[0])
+
+    def _max_round(self) -> int:
+        row = self._db.execute("SELECT COALESCE(MAX(round_no), 0) FROM rounds").fetchone()
+        return int(row[0])
+
+    # -- what the journal was made for -------------------------------------------
+
+    @property
+    def profile(self) -> str | None:
+        return self._meta.get("profile")
+
+    @property
+    def rules(self) -> dict[str, Any]:
+        rules: dict[str, Any] = json.loads(self._meta.get("rules", "{}"))
+        return rules
+
+    @property
+    def max_pages(self) -> int:
+        """SQLite's page limit of the file (`PRAGMA max_page_count`)."""
+        return int(self._db.execute("PRAGMA max_page_count").fetchone()[0])
+
+    @max_pages.setter
+    def max_pages(self, pages: int) -> None:
+        with self._lock:
+            self._db.execute(f"PRAGMA max_page_count = {int(pages)}")
+
+    # -- appending -----------------------------------------------------------------
+
+    @property
+    def last_committed_seq(self) -> int:
+        return self._last_committed
+
+    @property
+    def pending_count(self) -> int:
+        return len(self._pending.events)
+
+    def append(
+        self, event: Mapping[str, Any], source: str, source_ref: str | int | None = None
+    ) -> int:
+        """Add an event to the pending batch; returns its seq (stored once committed).
+
+        Raises `AlreadyStored` when `source_ref` was already stored (or is
+        pending) for `source`: a re-sent shoe frame is then a no-op.
+        """
+        if not isinstance(source, str) or not source:
+            raise ValueError(f"source must be a non-empty name such as 'shoe', got {source!r}")
+        text = _event_text(event)
+        ref = None if source_ref is None else str(source_ref)
+        with self._lock:
+            if ref is not None:
+                seq = self._seq_of_ref(source, ref)
+                if seq is not None:
+                    raise AlreadyStored(source, ref, seq)
+            seq = self._last_committed + len(self._pending.events) + 1
+            self._pending.events.append((seq, source, ref, text))
+            if ref is not None:
+                self._pending.refs[(source, ref)] = seq
+            return seq
+
+    def append_many(self, items: Iterable[tuple[Mapping[str, Any], str, str | int | None]]) -> int:
+        """Append and commit `(event, source, source_ref)` items; returns the last committed seq."""
+        with self._lock:
+            for event, source, ref in items:
+                self.append(event, source, ref)
+            return self.commit()
+
+    def has_source_ref(self, source: str, source_ref: str | int) -> bool:
+        """Whether an event with this reference is stored or pending."""
+        return self.seq_of_source_ref(source, source_ref) is not None
+
+    def seq_of_source_ref(self, source: str, source_ref: str | int) -> int | None:
+        with self._lock:
+            return self._seq_of_ref(source, str(source_ref))
+
+    def _seq_of_ref(self, source: str, ref: str) -> int | None:
+        pending = self._pending.refs.get((source, ref))
+        if pending is not None:
+            return pending
+        row = self._db.execute(
+            "SELECT seq FROM events WHERE source = ? AND source_ref = ?", (source, ref)
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def record_round(self, round_no: int, result: Mapping[str, Any]) -> None:
+        """Add a finished round's outputs to the pending batch.
+
+        The round spans the events after the previous round's last event up to
+        the last event appended so far.
+        """
+        text = json.dumps(dict(result), separators=(",", ":"))
+        status = result.get("status")
+        flags = result.get("flags", [])
+        if not isinstance(status, str):
+            raise ValueError(f"round {round_no}: the result needs a 'status' text")
+        if not isinstance(flags, list | tuple) or not all(isinstance(f, str) for f in flags):
+            raise ValueError(f"round {round_no}: 'flags' must be a list of codes")
+        with self._lock:
+            last_round = self._pending.rounds[-1] if self._pending.rounds else None
+            expected = (last_round.round_no if last_round else self._last_round) + 1
+            if round_no != expected:
+                raise ValueError(
+                    f"round {round_no} cannot be recorded: the next round to record is "
+                    f"{expected}"
+                )
+            start = (last_round.end_seq if last_round else self._round_end(self._last_round)) + 1
+            end = self._last_committed + len(self._pending.events)
+            record = RoundRecord(round_no, status, start, end, tuple(flags), json.loads(text))
+            self._pending.rounds.append(record)
+
+    def _round_end(self, round_no: int) -> int:
+        if round_no == 0:
+            return 0
+        row = self._db.execute(
+            "SELECT end_seq FROM rounds WHERE round_no = ?", (round_no,)
+        ).fetchone()
+        return int(row[0])
+
+    def commit(self) -> int:
+        """Store everything pending in one transaction; returns the last committed seq.
+
+        On failure nothing of the batch is stored and it stays pending.
+        """
+        with self._lock:
+            pending = self._pending
+            if not pending.events and not pending.rounds:
+                return self._last_committed
+            db = self._db
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                stored = self._max_seq()
+                if stored != self._last_committed:
+                    raise JournalError(
+                        f"{self.path}: another program wrote to the journal (last seq "
+                        f"{stored}, expected {self._last_committed}); only one tablectl may "
+                        "use a journal file; stop the other one and restart"
+                    )
+                db.executemany(
+                    "INSERT INTO events (seq, source, source_ref, event) VALUES (?, ?, ?, ?)",
+                    pending.events,
+                )
+                db.executemany(
+                    "INSERT INTO rounds (round_no, start_seq, end_seq, status, flags, result) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        (
+                            r.round_no,
+                            r.start_seq,
+                            r.end_seq,
+                            r.status,
+                            json.dumps(list(r.flags)),
+                            json.dumps(r.result, separators=(",", ":")),
+                        )
+                        for r in pending.rounds
+                    ],
+                )
+                db.execute("COMMIT")
+            except sqlite3.Error as error:
+                _rollback(db)
+                raise _storage_error(self.path, error, len(pending.events)) from error
+            except BaseException:
+                _rollback(db)
+                raise
+            if pending.events:
+                self._last_committed = pending.events[-1][0]
+            if pending.rounds:
+                self._last_round = pending.rounds[-1].round_no
+            pending.clear()
+            return self._last_committed
+
+    def discard_pending(self) -> int:
+        """Drop the pending batch (never acknowledged); returns how many events."""
+        with self._lock:
+            count = len(self._pending.events)
+            self._pending.clear()
+            return count
+
+    # -- reading -----------------------------------------------------------------
+
+    def events(self, after_seq: int = 0) -> Iterator[JournalEvent]:
+        """Committed events after `after_seq`, in order (for replay at startup)."""
+        last = after_seq
+        while True:
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT seq, source, source_ref, event FROM events WHERE seq > ? "
+                    "ORDER BY seq LIMIT ?",
+                    (last, _PAGE_OF_EVENTS),
+                ).fetchall()
+            if not rows:
+                return
+            for seq, source, ref, text in rows:
+                yield JournalEvent(int(seq), str(source), ref, json.loads(text))
+            last = int(rows[-1][0])
+
+    def rounds(self) -> list[RoundRecord]:
+        """Every committed round, in order."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT round_no, status, start_seq, end_seq, flags, result FROM rounds "
+                "ORDER BY round_no"
+            ).fetchall()
+        return [
+            RoundRecord(
+                int(no), str(status), int(start), int(end),
+                tuple(json.loads(flags)), json.loads(result),
+            )
+            for no, status, start, end, flags, result in rows
+        ]
+
+    def round_record(self, round_no: int) -> RoundRecord:
+        for record in self.rounds():
+            if record.round_no == round_no:
+                return record
+        raise KeyError(f"round {round_no} is not in the journal")
+
+    def round_events(self, round_no: int) -> list[JournalEvent]:
+        """The committed events of one recorded round."""
+        record = self.round_record(round_no)
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT seq, source, source_ref, event FROM events "
+                "WHERE seq BETWEEN ? AND ? ORDER BY seq",
+                (record.start_seq, record.end_seq),
+            ).fetchall()
+        return [JournalEvent(int(s), str(src), ref, json.loads(text)) for s, src, ref, text in rows]
+
+    def open_round_events(self) -> list[JournalEvent]:
+        """Committed events after the last recorded round (a round in play)."""
+        end = self._round_end(self._last_round)
+        return list(self.events(after_seq=end))
+
+    # -- life ----------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the file. Pending events are dropped: commit first to keep them."""
+        with self._lock:
+            self._pending.clear()
+            self._db.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class GroupCommitter:
+    """Commits a journal when the batch reaches `max_events` or `max_age_ms`.
+
+    The caller gives the time (seconds, monotonic) to `append` and `poll`,
+    and calls `poll` regularly (e.g. whenever its queue is idle).
+    `on_commit(seqs)` is called with the seqs just stored.
+    """
+
+    def __init__(
+        self,
+        journal: Journal,
+        *,
+        max_events: int = 256,
+        max_age_ms: float = 2.0,
+        on_commit: Callable[[list[int]], None] | None = None,
+    ) -> None:
+        if max_events < 1 or max_age_ms < 0:
+            raise ValueError("max_events must be 1 or more and max_age_ms 0 or more")
+        self.journal = journal
+        self.max_events = max_events
+        self.max_age_s = max_age_ms / 1000
+        self.on_commit = on_commit
+        self._batch: list[int] = []
+        self._oldest: float | None = None
+
+    def append(
+        self,
+        event: Mapping[str, Any],
+        source: str,
+        source_ref: str | int | None = None,
+        *,
+        now: float,
+    ) -> int:
+        seq = self.journal.append(event, source, source_ref)
+        self._batch.append(seq)
+        if self._oldest is None:
+            self._oldest = now
+        if len(self._batch) >= self.max_events:
+            self.flush()
+        return seq
+
+    def poll(self, now: float) -> list[int]:
+        """Commit if the oldest pending event has waited `max_age_ms`; returns seqs stored."""
+        # The tolerance keeps float rounding from holding a batch one poll too long.
+        if self._oldest is not None and now - self._oldest >= self.max_age_s - 1e-9:
+            return self.flush()
+        return []
+
+    def flush(self) -> list[int]:
+        """Commit now. Raises `JournalError` (the batch stays pending) on failure."""
+        if not self._batch:
+            return []
+        self.journal.commit()
+        stored, self._batch, self._oldest = self._batch, [], None
+        if self.on_commit is not None:
+            self.on_commit(stored)
+        return stored
+
+    @property
+    def waiting(self) -> int:
+        return len(self._batch)
+
+
+def export_scenario(journal: Journal, rounds: Iterable[int] | None = None) -> dict[str, Any]:
+    """A `table-scenario/1` document of recorded rounds (all by default).
+
+    Each round carries its events and, as `expect`, the result recorded when
+    it was played. Rounds are replayed on a fresh table: a selection that
+    does not start at the journal's first round (or at a shoe load) starts
+    from a full shoe, which the original round did not.
+    """
+    profile = journal.profile
+    if profile is None:
+        raise JournalError(
+            f"{journal.path}: no profile is stored in this journal, so it cannot be "
+            "exported as a scenario; it was created without one"
+        )
+    records = {record.round_no: record for record in journal.rounds()}
+    wanted = sorted(records) if rounds is None else list(rounds)
+    missing = [n for n in wanted if n not in records]
+    if missing:
+        raise JournalError(
+            f"{journal.path}: round(s) {', '.join(map(str, missing))} not recorded; "
+            f"the journal has rounds 1 to {len(records)}"
+        )
+    doc: dict[str, Any] = {"format": SCENARIO_FORMAT}
+    span = f"round {wanted[0]}" if len(wanted) == 1 else f"rounds {wanted[0]}-{wanted[-1]}"
+    doc["name"] = f"{journal.path.name}: {span}" if wanted else journal.path.name
+    doc["profile"] = profile
+    if journal.rules:
+        doc["rules"] = journal.rules
+    doc["rounds"] = [
+        {
+            "events": [item.event for item in journal.round_events(n)],
+            "expect": records[n].result,
+        }
+        for n in wanted
+    ]
+    return doc
+
+
+# -- helpers -------------------------------------------------------------------
+
+
+def _event_text(event: Mapping[str, Any]) -> str:
+    if not isinstance(event, Mapping) or len(event) != 1:
+        raise ValueError(
+            f"an event is a dict with one key such as {{'card': '7S'}}, got {event!r}"
+        )
+    try:
+        return json.dumps(dict(event), separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"the event {event!r} cannot be stored as JSON: {error}") from error
+
+
+def _check_header(path: Path) -> None:
+    """Refuse a file that is not a journal of a version this code reads, unopened."""
+    try:
+        with path.open("rb") as file:
+            header = file.read(_HEADER_SIZE)
+    except OSError as error:
+        raise JournalError(f"{path}: cannot read the journal: {error.strerror}") from error
+    if not header.startswith(_SQLITE_MAGIC) or len(header) < _HEADER_SIZE:
+        raise JournalError(
+            f"{path} is not a tablectl journal (not an SQLite file); it was left untouched. "
+            "Give the path of a journal, or a new file name to start one"
+        )
+    app_id = int.from_bytes(header[_APPLICATION_ID_OFFSET:_APPLICATION_ID_OFFSET + 4], "big")
+    version = int.from_bytes(header[_USER_VERSION_OFFSET:_USER_VERSION_OFFSET + 4], "big")
+    if app_id != APPLICATION_ID:
+        raise JournalError(
+            f"{path} is an SQLite file of another application (application_id "
+            f"{app_id:#x}), not a tablectl journal; it was left untouched. Give the path "
+            "of a journal, or a new file name to start one"
+        )
+    if version > FORMAT_VERSION:
+        raise JournalError(
+            f"{path} is a journal of format version {version}, newer than this tablectl "
+            f"reads ({FORMAT_VERSION}); it was left untouched. Update tablectl to use it"
+        )
+
+
+def _check_contents_read_only(path: Path) -> None:
+    """Open the file read-only and check its meta rows, so a damaged file is never written."""
+    # immutable: no locks and no -wal/-shm files are made. The meta rows and the
+    # schema are written before WAL is switched on, so the main file has them.
+    uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
+    try:
+        db = sqlite3.connect(uri, uri=True, timeout=_BUSY_TIMEOUT_MS / 1000)
+    except sqlite3.Error as error:
+        raise JournalError(f"{path}: cannot open the journal ({error})") from error
+    try:
+        rows = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.Error as error:
+        raise JournalError(
+            f"{path} is damaged or not a tablectl journal ({error}); it was left untouched. "
+            "Keep it for inspection and start a new journal file"
+        ) from error
+    finally:
+        db.close()
+    if rows.get("format") != FORMAT_NAME or not {"events", "rounds"} <= tables:
+        raise JournalError(
+            f"{path} is not a tablectl journal (its meta table says format "
+            f"{rows.get('format')!r}); it was left untouched. Start a new journal file"
+        )
+    version = rows.get("version", "")
+    if not version.isdigit() or int(version) > FORMAT_VERSION:
+        raise JournalError(
+            f"{path} is a journal of format version {version!r}, newer than this tablectl "
+            f"reads ({FORMAT_VERSION}); it was left untouched. Update tablectl to use it"
+        )
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    if db.in_transaction:
+        try:
+            db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # SQLite may have rolled back already after SQLITE_FULL
+
+
+def _storage_error(path: Path, error: sqlite3.Error, count: int) -> JournalError:
+    code = getattr(error, "sqlite_errorcode", None)
+    if code == sqlite3.SQLITE_FULL or "full" in str(error):
+        return JournalFullError(
+            f"{path}: the disk is full ({error}); the last {count} event(s) were NOT stored "
+            "and stay pending. Free space on the journal's disk (or move the journal to a "
+            "larger one), then commit again"
+        )
+    return JournalError(
+        f"{path}: the journal could not store the last {count} event(s) ({error}); they "
+        "stay pending and were NOT stored. Check the disk, then commit again"
+    )

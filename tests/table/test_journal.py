@@ -1,0 +1,356 @@
+"""The journal on real SQLite files: durability of commits, refusal of foreign
+or damaged files (left byte-identical), a real SQLITE_FULL, rounds, group
+commit and export as a replayable scenario."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table.journal import (
+    APPLICATION_ID,
+    AlreadyStored,
+    GroupCommitter,
+    Journal,
+    JournalError,
+    JournalFullError,
+    export_scenario,
+)
+from table.scenario import run_scenario
+
+REPO = Path(__file__).resolve().parents[2]
+CASES = REPO.parent / "shared" / "conformance" / "cases"
+
+BET = {"bet": {"box": 1, "amount": 100}}
+DEAL: dict[str, Any] = {"deal": {}}
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return tmp_path / "journal.sqlite"
+
+
+def files_in(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+# -- durability --------------------------------------------------------------
+
+
+def test_committed_events_survive_a_reopen_exactly(path: Path) -> None:
+    with Journal(path, profile="casinos-austria") as journal:
+        assert journal.append(BET, "api") == 1
+        assert journal.append(DEAL, "button") == 2
+        assert journal.append({"card": "7S"}, "shoe", "17:0") == 3
+        assert journal.last_committed_seq == 0
+        assert journal.commit() == 3
+        assert journal.pending_count == 0
+    with Journal(path) as journal:
+        stored = [(e.seq, e.source, e.source_ref, e.event) for e in journal.events()]
+        assert stored == [
+            (1, "api", None, BET),
+            (2, "button", None, DEAL),
+            (3, "shoe", "17:0", {"card": "7S"}),
+        ]
+        assert [e.seq for e in journal.events(after_seq=2)] == [3]
+        assert journal.profile == "casinos-austria"
+
+
+def test_uncommitted_events_are_lost_and_seqs_continue(path: Path) -> None:
+    with Journal(path) as journal:
+        journal.append(BET, "api")
+        journal.commit()
+        assert journal.append(DEAL, "button") == 2
+    with Journal(path) as journal:
+        assert [e.event for e in journal.events()] == [BET]
+        assert journal.append({"card": "9H"}, "shoe", "1:0") == 2
+        assert not journal.has_source_ref("button", "x")
+
+
+def test_a_killed_process_keeps_what_it_committed(path: Path) -> None:
+    # The writer dies without closing: committed events sit in the WAL file.
+    script = (
+        "import os, sys\n"
+        "from table.journal import Journal\n"
+        "j = Journal(sys.argv[1], profile='casinos-austria')\n"
+        "for i in range(5):\n"
+        "    j.append({'card': 'AS'}, 'shoe', f'1:{i}')\n"
+        "j.commit()\n"
+        "j.append({'card': 'KS'}, 'shoe', '1:5')\n"
+        "os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(path)], cwd=REPO, check=True)
+    assert Path(f"{path}-wal").exists()
+    with Journal(path, profile="casinos-austria") as journal:
+        assert [e.source_ref for e in journal.events()] == [f"1:{i}" for i in range(5)]
+        assert journal.has_source_ref("shoe", "1:4") and not journal.has_source_ref("shoe", "1:5")
+
+
+def test_pragmas_for_durability(path: Path) -> None:
+    with Journal(path) as journal:
+        journal.append(BET, "api")
+        journal.commit()
+        db = sqlite3.connect(path)
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert db.execute("PRAGMA application_id").fetchone() == (APPLICATION_ID,)
+        assert db.execute("PRAGMA user_version").fetchone() == (1,)
+        db.close()
+        assert journal._db.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL
+        assert journal._db.execute("PRAGMA busy_timeout").fetchone()[0] > 0
+
+
+# -- shoe frames sent again ------------------------------------------------------
+
+
+def test_a_resent_shoe_frame_is_recognised_as_already_stored(path: Path) -> None:
+    with Journal(path) as journal:
+        seq = journal.append({"card": "7S"}, "shoe", "4:2")
+        with pytest.raises(AlreadyStored, match="already stored as seq 1") as caught:
+            journal.append({"card": "7S"}, "shoe", "4:2")  # pending counts too
+        assert caught.value.seq == seq
+        journal.commit()
+        # The same reference from another source is another event.
+        assert journal.append({"card": "7S"}, "camera", "4:2") == 2
+        journal.commit()
+    with Journal(path) as journal:
+        assert journal.has_source_ref("shoe", "4:2")
+        assert journal.seq_of_source_ref("shoe", "4:2") == 1
+        with pytest.raises(AlreadyStored):
+            journal.append({"card": "7S"}, "shoe", "4:2")
+        assert journal.pending_count == 0
+
+
+def test_bad_events_are_refused_and_nothing_is_pending(path: Path) -> None:
+    with Journal(path) as journal:
+        for bad in ({"card": "7S", "deal": {}}, {}, ["card", "7S"], {"bet": {"amount": 1e999}}):
+            with pytest.raises(ValueError, match="event"):
+                journal.append(bad, "api")  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="source must be a non-empty name"):
+            journal.append(BET, "")
+        with pytest.raises(ValueError, match="cannot be stored as JSON"):
+            journal.append({"bet": {"box": object()}}, "api")
+        assert journal.pending_count == 0
+
+
+# -- files that are not our journal ------------------------------------------------
+
+
+def test_a_text_file_is_refused_and_left_byte_identical(tmp_path: Path) -> None:
+    target = tmp_path / "notes.sqlite"
+    target.write_text("the pit boss's notes\n" * 20, encoding="utf-8")
+    before = files_in(tmp_path)
+    with pytest.raises(JournalError, match="not an SQLite file.*left untouched"):
+        Journal(target)
+    assert files_in(tmp_path) == before
+
+
+def test_another_applications_sqlite_file_is_refused_untouched(tmp_path: Path) -> None:
+    target = tmp_path / "other.sqlite"
+    db = sqlite3.connect(target)
+    db.execute("CREATE TABLE customers (name TEXT)")
+    db.execute("INSERT INTO customers VALUES ('anna')")
+    db.commit()
+    db.close()
+    before = files_in(tmp_path)
+    with pytest.raises(JournalError, match="another application.*left untouched"):
+        Journal(target)
+    assert files_in(tmp_path) == before
+
+
+def test_a_damaged_journal_is_refused_untouched(path: Path, tmp_path: Path) -> None:
+    with Journal(path) as journal:
+        for i in range(300):
+            journal.append({"card": "QH"}, "shoe", f"1:{i}")
+        journal.commit()
+    sqlite3.connect(path).execute("PRAGMA wal_checkpoint(TRUNCATE)").close()
+    for sidecar in (Path(f"{path}-wal"), Path(f"{path}-shm")):
+        sidecar.unlink(missing_ok=True)
+    data = bytearray(path.read_bytes())
+    page_size = int.from_bytes(data[16:18], "big")
+    data[page_size:] = b"\xa5" * (len(data) - page_size)  # keep only the header page
+    path.write_bytes(bytes(data))
+    before = files_in(tmp_path)
+    with pytest.raises(JournalError, match="damaged or not a tablectl journal.*untouched"):
+        Journal(path)
+    assert files_in(tmp_path) == before
+
+
+def test_a_journal_from_a_newer_version_is_refused_untouched(path: Path, tmp_path: Path) -> None:
+    Journal(path).close()
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode = DELETE")
+    db.execute("PRAGMA user_version = 2")
+    db.close()
+    before = files_in(tmp_path)
+    with pytest.raises(JournalError, match="format version 2, newer .* Update tablectl"):
+        Journal(path)
+    assert files_in(tmp_path) == before
+
+
+def test_another_profile_is_refused(path: Path) -> None:
+    Journal(path, profile="st-moritz").close()
+    with pytest.raises(JournalError, match="written under profile 'st-moritz'.*new journal"):
+        Journal(path, profile="casinos-austria")
+    Journal(path, profile="st-moritz").close()
+
+
+def test_opening_without_create_needs_an_existing_journal(tmp_path: Path) -> None:
+    with pytest.raises(JournalError, match="no journal there"):
+        Journal(tmp_path / "missing.sqlite", create=False)
+    with pytest.raises(JournalError, match="does not exist"):
+        Journal(tmp_path / "no-folder" / "j.sqlite")
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- a full disk ---------------------------------------------------------------------
+
+
+def test_a_full_disk_is_reported_and_the_batch_stays_pending(path: Path) -> None:
+    journal = Journal(path, profile="casinos-austria")
+    journal.append(BET, "api")
+    journal.commit()
+    pages = journal.max_pages = journal._db.execute("PRAGMA page_count").fetchone()[0] + 2
+    big = {"bet": {"box": 1, "amount": 100, "player": "x" * 3000}}
+    seqs = [journal.append(big, "api", f"ref{i}") for i in range(10)]
+    with pytest.raises(JournalFullError, match="disk is full.*10 event.*NOT stored.*Free space"):
+        journal.commit()
+    assert journal.last_committed_seq == 1
+    assert journal.pending_count == 10
+    with Journal(path) as reader:  # nothing of the failed batch reached the file
+        assert [e.seq for e in reader.events()] == [1]
+        assert not reader.has_source_ref("api", "ref0")
+    assert journal.max_pages == pages
+    journal.max_pages = 1_000_000  # space freed
+    assert journal.commit() == seqs[-1] == 11
+    journal.close()
+    with Journal(path) as reader:
+        assert [e.seq for e in reader.events()] == list(range(1, 12))
+
+
+# -- rounds ---------------------------------------------------------------------------
+
+
+def test_rounds_span_their_events(path: Path) -> None:
+    with Journal(path) as journal:
+        for event in (BET, DEAL, {"card": "TS"}):
+            journal.append(event, "sim")
+        journal.record_round(1, {"status": "void", "flags": ["CARD_OUT_OF_ORDER"], "net": {}})
+        journal.append({"shoe": "loaded"}, "shoe")
+        journal.append(BET, "api")
+        journal.record_round(2, {"status": "settled", "flags": [], "net": {"box1/main": 0}})
+        with pytest.raises(ValueError, match="next round to record is 3"):
+            journal.record_round(4, {"status": "settled", "flags": []})
+        with pytest.raises(ValueError, match="needs a 'status'"):
+            journal.record_round(3, {"flags": []})
+        journal.append(BET, "api")
+        journal.commit()
+    with Journal(path) as journal:
+        first, second = journal.rounds()
+        assert (first.round_no, first.status, first.start_seq, first.end_seq) == (
+            1, "void", 1, 3)
+        assert first.flags == ("CARD_OUT_OF_ORDER",)
+        assert (second.start_seq, second.end_seq, second.result["net"]) == (
+            4, 5, {"box1/main": 0})
+        assert [e.event for e in journal.round_events(2)] == [{"shoe": "loaded"}, BET]
+        assert [e.seq for e in journal.open_round_events()] == [6]
+        with pytest.raises(ValueError, match="next round to record is 3"):
+            journal.record_round(1, {"status": "void", "flags": []})
+        with pytest.raises(KeyError, match="round 9"):
+            journal.round_events(9)
+
+
+def test_an_uncommitted_round_is_not_recorded(path: Path) -> None:
+    with Journal(path) as journal:
+        journal.append(BET, "api")
+        journal.record_round(1, {"status": "settled", "flags": []})
+    with Journal(path) as journal:
+        assert journal.rounds() == []
+        journal.append(BET, "api")
+        journal.record_round(1, {"status": "settled", "flags": []})
+        assert journal.append_many([(DEAL, "button", None), ({"card": "2C"}, "shoe", 7)]) == 3
+        assert journal.rounds()[0].end_seq == 1
+        assert journal.has_source_ref("shoe", "7")
+
+
+# -- group commit ------------------------------------------------------------------
+
+
+def test_group_committer_commits_on_size_and_on_age(path: Path) -> None:
+    committed: list[list[int]] = []
+    with Journal(path) as journal:
+        group = GroupCommitter(journal, max_events=3, max_age_ms=5, on_commit=committed.append)
+        group.append({"card": "2C"}, "sim", now=10.000)
+        group.append({"card": "3C"}, "sim", now=10.001)
+        assert committed == [] and journal.last_committed_seq == 0
+        group.append({"card": "4C"}, "sim", now=10.002)  # third event: the batch is full
+        assert committed == [[1, 2, 3]] and journal.last_committed_seq == 3
+        group.append({"card": "5C"}, "sim", now=20.000)
+        assert group.poll(20.004) == [] and group.waiting == 1
+        assert group.poll(20.005) == [4]  # 5 ms old
+        assert committed == [[1, 2, 3], [4]]
+        assert group.flush() == [] and group.poll(99.0) == []
+
+
+def test_group_committer_keeps_a_failed_batch(path: Path) -> None:
+    committed: list[list[int]] = []
+    journal = Journal(path)
+    group = GroupCommitter(journal, max_events=100, max_age_ms=0, on_commit=committed.append)
+    journal.max_pages = journal._db.execute("PRAGMA page_count").fetchone()[0] + 1
+    for i in range(5):
+        group.append({"bet": {"box": 1, "amount": 1, "player": "p" * 4000}}, "api", i, now=1.0)
+    with pytest.raises(JournalFullError):
+        group.poll(1.0)
+    assert committed == [] and group.waiting == 5
+    journal.max_pages = 1_000_000
+    assert group.poll(2.0) == [1, 2, 3, 4, 5] and committed == [[1, 2, 3, 4, 5]]
+    journal.close()
+
+
+# -- export -----------------------------------------------------------------------
+
+
+def journal_a_scenario(path: Path, doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """Journal every event of a scenario as the daemon would, with each round's result."""
+    results: list[dict[str, Any]] = run_scenario(doc)["rounds"]
+    with Journal(path, profile=doc["profile"], rules=doc.get("rules")) as journal:
+        for number, (played, result) in enumerate(zip(doc["rounds"], results, strict=True), 1):
+            for index, event in enumerate(played["events"]):
+                journal.append(event, "shoe" if "card" in event else "api",
+                               f"{number}:{index}" if "card" in event else None)
+            journal.record_round(number, result)
+            journal.commit()
+    return results
+
+
+def test_export_replays_to_the_same_results(path: Path) -> None:
+    case = CASES / "01-casinos-austria-two-boxes-a-double-dealer-busts.json"
+    doc = json.loads(case.read_text(encoding="utf-8"))
+    first = doc["rounds"][0]["events"]
+    doc["rounds"] = doc["rounds"] * 2 + [{"events": [{"shoe": "loaded"}, *first]}]
+    doc["rules"] = {"dealer_hits_soft_17": True}
+    results = journal_a_scenario(path, doc)
+    with Journal(path) as journal:
+        exported = export_scenario(journal)
+        assert exported["format"] == "table-scenario/1"
+        assert exported["profile"] == "casinos-austria"
+        assert exported["rules"] == {"dealer_hits_soft_17": True}
+        assert [r["events"] for r in exported["rounds"]] == [r["events"] for r in doc["rounds"]]
+        assert [r["expect"] for r in exported["rounds"]] == results
+        # Through JSON, as `tablectl journal export` writes it, and replayed.
+        replayed = run_scenario(json.loads(json.dumps(exported)))["rounds"]
+        assert replayed == results
+        one = export_scenario(journal, rounds=[2])
+        assert one["name"] == "journal.sqlite: round 2" and len(one["rounds"]) == 1
+        with pytest.raises(JournalError, match=r"round\(s\) 7 not recorded.*rounds 1 to 3"):
+            export_scenario(journal, rounds=[1, 7])
+
+
+def test_export_needs_a_profile(path: Path) -> None:
+    with Journal(path) as journal, pytest.raises(JournalError, match="no profile is stored"):
+        export_scenario(journal)
