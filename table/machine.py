@@ -176,6 +176,11 @@ class Table:
                        instruction == "draw", DEALER if instruction == "draw" else None)
         return Due(phase, number, None, None, (), None, False, (), False, None)
 
+    @property
+    def new_shoe_due(self) -> bool:
+        """The cut card came out: finish the round, then a freshly shuffled shoe."""
+        return self._new_shoe_due
+
     def legal_actions(self) -> list[str]:
         """The decisions the active hand's owner may take now."""
         if self.state != "playing" or self._round is None:
@@ -294,9 +299,8 @@ class Table:
             if self.keep_rounds is not None and len(self._rounds) > self.keep_rounds:
                 del self._rounds[: len(self._rounds) - max(self.keep_rounds, 1)]
             self._round = rnd
-            if self.rules.inventory_per_round or self._new_shoe_due:
+            if self.rules.inventory_per_round:
                 self.inventory.reload()
-                self._new_shoe_due = False
             if self.state != "betting":
                 self.begin_round()
         return self._round
