@@ -170,6 +170,11 @@ class Panel:
                     lamp.value = 1 if lit else 0
             self._shown = picture
 
+    @property
+    def wired_boxes(self) -> tuple[int, ...]:
+        """The box numbers the pin map wires; other boxes must stay OFF."""
+        return tuple(sorted(self._indicators))
+
     def is_blinking(self, box: int) -> bool:
         """Whether box `box`'s indicator is blinking now."""
         return box in self._indicators and self._shown.box(box) in BLINKING

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import queue
+import signal
 import sys
 import time
 import tomllib
@@ -154,6 +155,7 @@ def run_test(args: argparse.Namespace) -> int:
         show = _nothing_to_show
         press = _no_press
         listen_s = 30.0 if args.listen_s is None else args.listen_s
+    previous = _stop_on_sigterm()
     try:
         _walk(panel, pin_map, args.step_ms / 1000, show)
         _listen(panel, listen_s, press, args.press)
@@ -164,7 +166,22 @@ def run_test(args: argparse.Namespace) -> int:
         print("stopped")
     finally:
         panel.close()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return 0
+
+
+def _stop_on_sigterm() -> Any:
+    """SIGTERM stops the test like Ctrl-C, so the pins are released on the way out;
+    returns the handler it replaced (None when it could not install one)."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        return signal.signal(signal.SIGTERM, stop)
+    except ValueError:
+        return None  # not the main thread
 
 
 def _no_press(name: str) -> None:

@@ -170,6 +170,7 @@ def test_apply_touches_only_what_changed(panel: Panel, factory: MockFactory) -> 
 def test_a_state_for_an_unwired_box_is_refused_and_nothing_changes(
     panel: Panel, factory: MockFactory
 ) -> None:
+    assert panel.wired_boxes == (1, 2, 3)
     with pytest.raises(PanelError, match="box 4 is to show won.*boxes 1..3"):
         panel.apply(picture(BoxLamp.BET, draw=True).with_box(4, BoxLamp.WON))
     assert levels(factory, BOX1) == OFF and factory.pin(LAMPS["draw"]).state == 0
