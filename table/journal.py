@@ -281,10 +281,10 @@ class Journal:
         pending = self._pending.refs.get((source, ref))
         if pending is not None:
             return pending
-        row = self._db.execute(
+        rows = self._query(
             "SELECT seq FROM events WHERE source = ? AND source_ref = ?", (source, ref)
-        ).fetchone()
-        return None if row is None else int(row[0])
+        )
+        return int(rows[0][0]) if rows else None
 
     def record_round(self, round_no: int, result: Mapping[str, Any]) -> None:
         """Add a finished round's outputs to the pending batch.
@@ -315,10 +315,8 @@ class Journal:
     def _round_end(self, round_no: int) -> int:
         if round_no == 0:
             return 0
-        row = self._db.execute(
-            "SELECT end_seq FROM rounds WHERE round_no = ?", (round_no,)
-        ).fetchone()
-        return int(row[0])
+        rows = self._query("SELECT end_seq FROM rounds WHERE round_no = ?", (round_no,))
+        return int(rows[0][0])
 
     def commit(self) -> int:
         """Store everything pending in one transaction; returns the last committed seq.
@@ -386,11 +384,11 @@ class Journal:
         last = after_seq
         while True:
             with self._lock:
-                rows = self._db.execute(
+                rows = self._query(
                     "SELECT seq, source, source_ref, event FROM events WHERE seq > ? "
                     "ORDER BY seq LIMIT ?",
                     (last, _PAGE_OF_EVENTS),
-                ).fetchall()
+                )
             if not rows:
                 return
             for seq, source, ref, text in rows:
@@ -400,10 +398,10 @@ class Journal:
     def rounds(self) -> list[RoundRecord]:
         """Every committed round, in order."""
         with self._lock:
-            rows = self._db.execute(
+            rows = self._query(
                 "SELECT round_no, status, start_seq, end_seq, flags, result FROM rounds "
                 "ORDER BY round_no"
-            ).fetchall()
+            )
         return [
             RoundRecord(
                 int(no), str(status), int(start), int(end),
@@ -422,17 +420,25 @@ class Journal:
         """The committed events of one recorded round."""
         record = self.round_record(round_no)
         with self._lock:
-            rows = self._db.execute(
+            rows = self._query(
                 "SELECT seq, source, source_ref, event FROM events "
                 "WHERE seq BETWEEN ? AND ? ORDER BY seq",
                 (record.start_seq, record.end_seq),
-            ).fetchall()
+            )
         return [JournalEvent(int(s), str(src), ref, json.loads(text)) for s, src, ref, text in rows]
 
     def open_round_events(self) -> list[JournalEvent]:
         """Committed events after the last recorded round (a round in play)."""
         end = self._round_end(self._last_round)
         return list(self.events(after_seq=end))
+
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        try:
+            return self._db.execute(sql, params).fetchall()
+        except sqlite3.Error as error:
+            raise JournalError(
+                f"{self.path}: the journal cannot be read ({error}); check the disk"
+            ) from error
 
     # -- life ----------------------------------------------------------------------
 

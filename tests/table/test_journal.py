@@ -25,7 +25,6 @@ from table.journal import (
 from table.scenario import run_scenario
 
 REPO = Path(__file__).resolve().parents[2]
-CASES = REPO.parent / "shared" / "conformance" / "cases"
 
 BET = {"bet": {"box": 1, "amount": 100}}
 DEAL: dict[str, Any] = {"deal": {}}
@@ -328,13 +327,32 @@ def journal_a_scenario(path: Path, doc: dict[str, Any]) -> list[dict[str, Any]]:
     return results
 
 
+# Box 1 stands on 15, box 3 doubles 6+9 and draws 9H; the dealer's 6 draws
+# KD (16) and 8C: bust, so both boxes win their whole stake.
+TWO_BOXES_DEALER_BUSTS: list[dict[str, Any]] = [
+    {"bet": {"box": 1, "amount": 100}}, {"bet": {"box": 3, "amount": 50}}, {"deal": {}},
+    {"card": "TS"}, {"card": "5H"}, {"card": "6D"}, {"card": "9C"}, {"card": "6S"},
+    {"do": {"box": 1, "action": "stand"}}, {"do": {"box": 3, "action": "double"}},
+    {"card": "9H"}, {"card": "KD"}, {"card": "8C"},
+]
+
+
 def test_export_replays_to_the_same_results(path: Path) -> None:
-    case = CASES / "01-casinos-austria-two-boxes-a-double-dealer-busts.json"
-    doc = json.loads(case.read_text(encoding="utf-8"))
-    first = doc["rounds"][0]["events"]
-    doc["rounds"] = doc["rounds"] * 2 + [{"events": [{"shoe": "loaded"}, *first]}]
-    doc["rules"] = {"dealer_hits_soft_17": True}
+    doc: dict[str, Any] = {
+        "format": "table-scenario/1",
+        "profile": "casinos-austria",
+        "rules": {"dealer_hits_soft_17": True},
+        "rounds": [
+            {"events": TWO_BOXES_DEALER_BUSTS},
+            {"events": TWO_BOXES_DEALER_BUSTS},
+            {"events": [{"shoe": "loaded"}, *TWO_BOXES_DEALER_BUSTS]},
+        ],
+    }
     results = journal_a_scenario(path, doc)
+    for result in results:
+        assert result["status"] == "settled"
+        assert result["net"] == {"box1/main": 100, "box3/main": 100}
+        assert result["dealer"] == ["6D", "KD", "8C"]
     with Journal(path) as journal:
         exported = export_scenario(journal)
         assert exported["format"] == "table-scenario/1"
