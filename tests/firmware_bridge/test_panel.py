@@ -202,6 +202,7 @@ def test_contact_bounce_is_one_press(
     panel: Panel, factory: MockFactory, clock: FakeClock
 ) -> None:
     pin = factory.pin(2)
+    assert pin.bounce == 0.05  # handed to the pin library too (lgpio filters there)
     for step in range(5):  # chatter: 5 closes and opens within 9 ms
         clock.now = 100.0 + step * 0.002
         pin.drive_low()
