@@ -121,7 +121,6 @@ class Table:
     def apply(self, event: Event, position: str | None = None) -> Outcome:
         """Feed one event. A refused decision changes nothing; the outcome says why."""
         self._events += 1
-        where = position or f"event {self._events}"
         self._rescue_offer = self._rescue_hand
         self._rescue_hand = None
         rnd = self._round
@@ -132,16 +131,17 @@ class Table:
                 raise _Refused(f"unknown event {event!r}")
             handler(event)
         except _Refused as refusal:
-            return self._refuse(event, where, str(refusal))
+            return self._refuse(event, position, str(refusal))
         except Exception as exc:  # a fault in the table itself: halt the round, keep the table
             self._on_machine_error(None)
-            return self._refuse(event, where, f"internal error, the round is halted: {exc!r}")
+            return self._refuse(event, position, f"internal error, the round is halted: {exc!r}")
         now = self._round
         if now is None or (now is rnd and len(now.flags) == flags_before):
             return _ACCEPTED
         return Outcome(True, None, tuple(now.flags[flags_before if now is rnd else 0:]))
 
-    def _refuse(self, event: Event, where: str, reason: str) -> Outcome:
+    def _refuse(self, event: Event, position: str | None, reason: str) -> Outcome:
+        where = position or f"event {self._events}"
         if self._round is not None:
             self._round.refused.append(
                 {"position": where, "event": event.to_json(), "reason": reason}
@@ -463,7 +463,8 @@ class Table:
         self.halt()
 
     def _deal_card(self, target: int | str, card: str) -> None:
-        rnd = self._require_round()
+        rnd = self._round
+        assert rnd is not None
         if target == DEALER:
             rnd.dealer.append(card)
         else:
@@ -551,13 +552,15 @@ class Table:
     # -- play -----------------------------------------------------------------------
 
     def _active(self) -> tuple[Box, Hand]:
-        rnd = self._require_round()
+        rnd = self._round
+        assert rnd is not None
         box = rnd.boxes[rnd.order[self._box_i]]
         return box, box.hands[self._hand_i]
 
     def _advance(self) -> None:
         """Move to the next hand that needs the table's attention, or to the dealer."""
-        rnd = self._require_round()
+        rnd = self._round
+        assert rnd is not None
         while self._box_i < len(rnd.order):
             box = rnd.boxes[rnd.order[self._box_i]]
             if not box.over:
@@ -588,7 +591,8 @@ class Table:
 
     def _give_card(self, box: Box, hand: Hand, card: str) -> None:
         rules = self.rules
-        rnd = self._require_round()
+        rnd = self._round
+        assert rnd is not None
         hand.cards.append(card)
         box.dealt.append(card)
         if hand.owed:
@@ -1067,7 +1071,8 @@ class Table:
 
     def _dealer_need(self) -> str:
         """'full', 'second' or 'none': how far an open bet depends on the dealer's hand."""
-        rnd = self._require_round()
+        rnd = self._round
+        assert rnd is not None
         rules = self.rules
         if rules.dealer_plays_out == "always":
             return "full"
@@ -1093,7 +1098,8 @@ class Table:
         return total < 17 or (total == 17 and soft and self.rules.dealer_hits_soft_17)
 
     def _dealer_complete(self) -> bool:
-        rnd = self._require_round()
+        rnd = self._round
+        assert rnd is not None
         dealer = rnd.dealer
         need = self._need if self._need is not None else self._dealer_need()
         if need == "none":
@@ -1105,7 +1111,8 @@ class Table:
         return not self.dealer_must_draw(dealer)
 
     def _after_dealer_card(self) -> None:
-        rnd = self._require_round()
+        rnd = self._round
+        assert rnd is not None
         if self.rules.game == "banker":
             if hard_total(rnd.dealer) > 21 or len(rnd.dealer) >= (self.rules.max_hand_cards or 99):
                 self._finish_round()
