@@ -1,0 +1,287 @@
+"""Score the card recognizer on rendered table scenes; print precision, recall, hands, speed.
+
+    python benchmarks/bench_vision.py [--n 200] [--n-tuning 100] [--seed 7]
+    python benchmarks/bench_vision.py --from DIR    # scenes written by hwsim.camera.dataset
+
+Scenes are 1280x720 frames with 3-7 boxes of fanned hands (card width
+85-140 px), tilt, uneven light, glare, shadows, blur, JPEG, chips and
+face-down cards (`hwsim.camera.dataset.random_spec`). The held-out designs,
+never used to train or tune the recognizer, make the main set (`--n` scenes);
+the tuning designs are scored apart (`--n-tuning` scenes).
+
+Scoring, per design and per group:
+- a detection matches a truth card of the same code when it lies within 0.25
+  card widths of one of the card's visible index points; each truth card is
+  matched once, and a second read of an already matched card (its other
+  corner) counts as neither a hit nor a false read;
+- precision = matched detections / detections (second reads left out);
+- recall = truth cards read / truth cards with a visible index;
+- hand exactly right = the set of cards the recognizer puts in a box (with the
+  scene's layout) equals that box's truth; every box and the dealer area that
+  has a visible card or a detection counts;
+- detect time: median milliseconds per frame, OpenCV held to one thread and the
+  process to one core.
+
+Targets: precision and recall 99.5% or more, 98% of hands exactly right, a
+median of 40 ms or less per frame.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "hw-sim")]
+
+TARGET_PRECISION = 0.995
+TARGET_RECALL = 0.995
+TARGET_HANDS = 0.98
+TARGET_MS = 40.0
+MATCH_RADIUS = 0.25  # card widths
+
+
+@dataclass
+class Scene:
+    """A frame and its truth, from the renderer or a dataset folder."""
+
+    name: str
+    design: str
+    image: np.ndarray
+    card_width: float
+    layout: dict[str, Any]
+    truth: list[tuple[str, str, list[tuple[float, float]]]]  # card, box, visible points
+
+
+@dataclass
+class Score:
+    detections: int = 0
+    matched: int = 0
+    second_reads: int = 0
+    truth_cards: int = 0
+    truth_read: int = 0
+    hands: int = 0
+    hands_right: int = 0
+    scenes: int = 0
+    times_ms: list[float] = field(default_factory=list)
+    misses: list[str] = field(default_factory=list)
+    false_reads: list[str] = field(default_factory=list)
+
+    def add(self, other: Score) -> None:
+        for name in ("detections", "matched", "second_reads", "truth_cards", "truth_read",
+                     "hands", "hands_right", "scenes"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.times_ms += other.times_ms
+        self.misses += other.misses
+        self.false_reads += other.false_reads
+
+    @property
+    def precision(self) -> float:
+        return self.matched / self.detections if self.detections else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.truth_read / self.truth_cards if self.truth_cards else 1.0
+
+    @property
+    def hand_rate(self) -> float:
+        return self.hands_right / self.hands if self.hands else 1.0
+
+    @property
+    def median_ms(self) -> float:
+        return statistics.median(self.times_ms) if self.times_ms else math.nan
+
+
+def score_scene(scene: Scene, detections: Sequence[Any], elapsed_ms: float) -> Score:
+    """Match one frame's detections against its truth (see the module's scoring rules)."""
+    score = Score(scenes=1, times_ms=[elapsed_ms])
+    visible = [(card, box, pts) for card, box, pts in scene.truth if pts]
+    score.truth_cards = len(visible)
+    radius = MATCH_RADIUS * scene.card_width
+    pairs = []
+    for d_index, det in enumerate(detections):
+        for t_index, (card, _, pts) in enumerate(visible):
+            if card != det.card:
+                continue
+            dist = min(math.dist((det.x, det.y), p) for p in pts)
+            if dist <= radius:
+                pairs.append((dist, d_index, t_index))
+    det_match: dict[int, int] = {}
+    truth_match: set[int] = set()
+    for _, d_index, t_index in sorted(pairs):
+        if d_index in det_match or t_index in truth_match:
+            continue
+        det_match[d_index] = t_index
+        truth_match.add(t_index)
+    second = {d for _, d, t in pairs if d not in det_match and t in truth_match}
+    score.second_reads = len(second)
+    score.detections = len(detections) - len(second)
+    score.matched = len(det_match)
+    score.truth_read = len(truth_match)
+    for t_index, (card, box, pts) in enumerate(visible):
+        if t_index not in truth_match:
+            x, y = pts[0]
+            score.misses.append(f"{scene.name}: {card} in {box} at ({x:.0f}, {y:.0f}) not read")
+    for d_index, det in enumerate(detections):
+        if d_index not in det_match and d_index not in second:
+            score.false_reads.append(f"{scene.name}: read {det.card} at ({det.x:.0f}, "
+                                     f"{det.y:.0f}) in {det.box}, conf {det.confidence:.2f}")
+    truth_by_box: dict[str, set[str]] = {}
+    for card, box, _ in visible:
+        truth_by_box.setdefault(box, set()).add(card)
+    seen_by_box: dict[str, set[str]] = {}
+    for det in detections:
+        if det.box is not None:
+            seen_by_box.setdefault(det.box, set()).add(det.card)
+    for box in set(truth_by_box) | set(seen_by_box):
+        score.hands += 1
+        score.hands_right += truth_by_box.get(box, set()) == seen_by_box.get(box, set())
+    return score
+
+
+def rendered_scenes(n: int, seed: int, designs: Sequence[str]) -> Iterator[Scene]:
+    from hwsim.camera.dataset import generate_scenes
+
+    for i, rendered in enumerate(generate_scenes(n, seed, list(designs)), start=1):
+        yield Scene(f"{rendered.design}#{i}", rendered.design, rendered.image,
+                    rendered.card_width, rendered.layout,
+                    [(t.card, t.box, list(t.index_points)) for t in rendered.truth])
+
+
+def folder_scenes(folder: Path) -> Iterator[Scene]:
+    files = sorted(folder.glob("scene_*.json"))
+    if not files:
+        raise SystemExit(f"no scene_*.json files in {folder}: write a set with "
+                         "`python -m hwsim.camera.dataset --out DIR`")
+    for path in files:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        image_path = path.with_name(doc.get("image", path.with_suffix(".png").name))
+        image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise SystemExit(f"cannot read the image {image_path} of {path.name}")
+        truth = [(t["card"], t["box"], [tuple(p) for p in t["index_points"]])
+                 for t in doc["truth"]]
+        yield Scene(path.stem, doc["design"], image, float(doc["card_width"]), doc["layout"],
+                    truth)
+
+
+def load_recognizer() -> Any:
+    """The recognizer, or exit with a message that says what is missing."""
+    try:
+        from vision.recognizer import Recognizer
+    except ImportError as exc:
+        raise SystemExit(f"the recognizer is not available yet ({exc}); "
+                         "vision.recognizer.Recognizer is needed to run this benchmark") from None
+    try:
+        return Recognizer()
+    except Exception as exc:  # the model file is missing or stale: say so and stop
+        raise SystemExit(f"the recognizer cannot start: {exc}") from None
+
+
+def run(scenes: Iterable[Scene], recognizer: Any) -> dict[str, Score]:
+    from vision.layout import layout_from_dict
+
+    per_design: dict[str, Score] = {}
+    for scene in scenes:
+        layout = layout_from_dict(scene.layout)
+        started = time.perf_counter()
+        detections = recognizer.detect(scene.image, layout)
+        elapsed = (time.perf_counter() - started) * 1000.0
+        per_design.setdefault(scene.design, Score()).add(score_scene(scene, detections,
+                                                                     elapsed))
+    return per_design
+
+
+def _verdict(ok: bool) -> str:
+    return "ok" if ok else "BELOW TARGET"
+
+
+def report(title: str, per_design: dict[str, Score], verbose: int) -> Score:
+    total = Score()
+    print(f"\n{title}")
+    print(f"  {'design':<16}{'scenes':>7}{'cards':>7}{'precision':>11}{'recall':>9}"
+          f"{'hands':>9}{'median ms':>11}")
+    for name in sorted(per_design):
+        s = per_design[name]
+        total.add(s)
+        print(f"  {name:<16}{s.scenes:>7}{s.truth_cards:>7}{s.precision:>11.2%}"
+              f"{s.recall:>9.2%}{s.hand_rate:>9.2%}{s.median_ms:>11.1f}")
+    s = total
+    print(f"  {'all':<16}{s.scenes:>7}{s.truth_cards:>7}{s.precision:>11.2%}{s.recall:>9.2%}"
+          f"{s.hand_rate:>9.2%}{s.median_ms:>11.1f}")
+    print(f"  precision {s.precision:.2%} ({s.matched}/{s.detections}, {s.second_reads} second "
+          f"reads left out): {_verdict(s.precision >= TARGET_PRECISION)} "
+          f"(target {TARGET_PRECISION:.1%})")
+    print(f"  recall {s.recall:.2%} ({s.truth_read}/{s.truth_cards}): "
+          f"{_verdict(s.recall >= TARGET_RECALL)} (target {TARGET_RECALL:.1%})")
+    print(f"  hands exactly right {s.hand_rate:.2%} ({s.hands_right}/{s.hands}): "
+          f"{_verdict(s.hand_rate >= TARGET_HANDS)} (target {TARGET_HANDS:.0%})")
+    print(f"  median detect time {s.median_ms:.1f} ms per frame: "
+          f"{_verdict(s.median_ms <= TARGET_MS)} (target {TARGET_MS:.0f} ms)")
+    if verbose:
+        for line in s.misses[:verbose] + s.false_reads[:verbose]:
+            print(f"    {line}")
+    return total
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=200, help="held-out scenes (default 200)")
+    parser.add_argument("--n-tuning", type=int, default=100,
+                        help="scenes of the tuning designs (default 100, 0 to skip)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--from", dest="folder", type=Path, default=None,
+                        help="score the scenes of a dataset folder instead of rendering")
+    parser.add_argument("--all-cores", action="store_true",
+                        help="do not hold the process to one core")
+    parser.add_argument("--verbose", type=int, default=0, metavar="K",
+                        help="list up to K misses and K false reads per group")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = parser.parse_args(argv)
+
+    from hwsim.camera.designs import HELD_OUT_DESIGNS, TUNING_DESIGNS
+
+    recognizer = load_recognizer()
+    if not args.all_cores:
+        cv2.setNumThreads(1)
+        if hasattr(os, "sched_setaffinity"):
+            os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    held_out = set(HELD_OUT_DESIGNS)
+    if args.folder is not None:
+        scored = run(folder_scenes(args.folder), recognizer)
+        groups = {"held-out designs": {k: v for k, v in scored.items() if k in held_out},
+                  "tuning designs": {k: v for k, v in scored.items() if k not in held_out}}
+    else:
+        groups = {"held-out designs": run(rendered_scenes(args.n, args.seed,
+                                                          HELD_OUT_DESIGNS), recognizer)}
+        if args.n_tuning > 0:
+            groups["tuning designs"] = run(rendered_scenes(args.n_tuning, args.seed + 1,
+                                                           TUNING_DESIGNS), recognizer)
+    figures: dict[str, Any] = {}
+    for title, per_design in groups.items():
+        if not per_design:
+            continue
+        total = report(title, per_design, args.verbose)
+        figures[title] = {
+            name: {"scenes": s.scenes, "precision": s.precision, "recall": s.recall,
+                   "hands_exact": s.hand_rate, "median_ms": s.median_ms}
+            for name, s in [*per_design.items(), ("all", total)]}
+    if args.json is not None:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
