@@ -22,7 +22,6 @@ from table.journal import (
     JournalFullError,
     export_scenario,
 )
-from table.scenario import run_scenario
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -316,6 +315,8 @@ def test_group_committer_keeps_a_failed_batch(path: Path) -> None:
 
 def journal_a_scenario(path: Path, doc: dict[str, Any]) -> list[dict[str, Any]]:
     """Journal every event of a scenario as the daemon would, with each round's result."""
+    from table.scenario import run_scenario  # the engine, only for the export tests
+
     results: list[dict[str, Any]] = run_scenario(doc)["rounds"]
     with Journal(path, profile=doc["profile"], rules=doc.get("rules")) as journal:
         for number, (played, result) in enumerate(zip(doc["rounds"], results, strict=True), 1):
@@ -361,6 +362,8 @@ def test_export_replays_to_the_same_results(path: Path) -> None:
         assert [r["events"] for r in exported["rounds"]] == [r["events"] for r in doc["rounds"]]
         assert [r["expect"] for r in exported["rounds"]] == results
         # Through JSON, as `tablectl journal export` writes it, and replayed.
+        from table.scenario import run_scenario
+
         replayed = run_scenario(json.loads(json.dumps(exported)))["rounds"]
         assert replayed == results
         one = export_scenario(journal, rounds=[2])
