@@ -13,10 +13,11 @@ from typing import Any
 
 from transitions import Machine
 
-from table import settlement
+from table import checks, dealer, settlement
 from table.cards import IMPOSSIBLE_CARD, TEN_VALUE_RANKS, ShoeInventory
+from table.checks import Refused
 from table.events import DEALER, Bet, Card, Deal, Do, Event, Flag, Resolve, ShoeStatus
-from table.hands import hand_value, hard_total, is_natural, is_pair
+from table.hands import hand_value, hard_total, is_natural
 from table.payouts import (
     bonus_blackjack,
     is_super_bonus,
@@ -27,6 +28,7 @@ from table.payouts import (
     win_amount,
 )
 from table.profiles import Rules
+from table.results import hand_results, round_result
 from table.round_state import Box, Halt, Hand, Pending, Round
 from table.views import BoxView, Due, HandView, Outcome, TableView
 
@@ -53,10 +55,6 @@ def _is_seat_name(player: str) -> bool:
 
 
 _ACCEPTED = Outcome(True)
-
-
-class _Refused(Exception):
-    """A decision the rules do not allow; carries the reason."""
 
 
 class Table:
@@ -128,9 +126,9 @@ class Table:
         try:
             handler = self._handlers.get(type(event))
             if handler is None:
-                raise _Refused(f"unknown event {event!r}")
+                raise Refused(f"unknown event {event!r}")
             handler(event)
-        except _Refused as refusal:
+        except Refused as refusal:
             return self._refuse(event, position, str(refusal))
         except Exception as exc:  # a fault in the table itself: halt the round, keep the table
             self._on_machine_error(None)
@@ -163,7 +161,7 @@ class Table:
             return Due(phase, number, None, None, offered, None, False, (), False, None)
         if phase == "playing" and rnd is not None:
             box, hand = self._active()
-            expects = self._hand_takes_card(hand)
+            expects = checks.hand_takes_card(self.rules, hand)
             legal = tuple(self.legal_actions())
             return Due(phase, number, box.number, box.hands.index(hand), legal, None, False, (),
                        expects, box.number if expects else None)
@@ -171,7 +169,7 @@ class Table:
             if self.rules.game == "banker":
                 # The banker plays at will: no draw rule to announce.
                 return Due(phase, number, None, None, ("stand",), None, False, (), True, DEALER)
-            instruction = "stand" if self._dealer_complete() else "draw"
+            instruction = "stand" if self._dealer_done() else "draw"
             return Due(phase, number, None, None, (), instruction, False, (),
                        instruction == "draw", DEALER if instruction == "draw" else None)
         return Due(phase, number, None, None, (), None, False, (), False, None)
@@ -190,8 +188,8 @@ class Table:
         for action in ("hit", "stand", "double", "split", "surrender", "buy", "twist",
                        "timeout"):
             try:
-                self._check(action, box, hand, None)
-            except _Refused:
+                checks.check_action(self.rules, self._round, box, hand, action, None)
+            except Refused:
                 continue
             legal.append(action)
         return legal
@@ -203,7 +201,7 @@ class Table:
         if self.state == "playing" and rnd is not None:
             active_box = self._active()[0].number
         if rnd is not None:
-            results = self._hand_results(rnd)
+            results = hand_results(rnd)
             for number in sorted(rnd.boxes):
                 box = rnd.boxes[number]
                 bets = tuple(sorted(
@@ -230,69 +228,21 @@ class Table:
     def current_result(self) -> dict[str, Any] | None:
         return self._result(self._round) if self._round is not None else None
 
-    # -- results --------------------------------------------------------------------
-
-    def _hand_results(self, rnd: Round) -> dict[tuple[int, int], str]:
-        out: dict[tuple[int, int], str] = {}
-        for entry in rnd.ledger:
-            if entry.spot == "main" and entry.hand is not None:
-                box = rnd.boxes.get(entry.box)
-                if box is not None and entry.player == box.owner:
-                    net = entry.payout - entry.stake
-                    key = (entry.box, entry.hand)
-                    verdict = "win" if net > 0 else "push" if net == 0 else "lose"
-                    out[key] = verdict
-        return out
-
     def _result(self, rnd: Round) -> dict[str, Any]:
-        net: dict[str, int] = {}
-        for box in rnd.boxes.values():
-            for player in box.main:
-                net.setdefault(f"{player}/main", 0)
-            for player, spot in box.side:
-                net.setdefault(f"{player}/{spot}", 0)
-        for entry in rnd.ledger:
-            key = f"{entry.player}/{entry.spot}"
-            net[key] = net.get(key, 0) + entry.payout - entry.stake
-        hands = []
-        for number in sorted(rnd.boxes):
-            for index, hand in enumerate(rnd.boxes[number].hands):
-                hands.append({
-                    "box": number, "hand": index, "cards": list(hand.cards),
-                    "total": hand.total(), "status": hand.status,
-                })
-        status = rnd.status
-        if status != "void" and (rnd.halt is not None or status != "settled"):
-            status = "open"
-        result: dict[str, Any] = {
-            "round": rnd.number,
-            "status": status,
-            "flags": list(rnd.flags),
-            "net": dict(sorted(net.items())),
-            "dealer": list(rnd.dealer),
-            "burned": list(rnd.burned),
-            "hands": hands,
-            "refused": list(rnd.refused),
-            "settlement": [entry.to_json() for entry in rnd.ledger],
-        }
-        if rnd.notices:
-            result["notices"] = list(rnd.notices)
-        if self.rules.game == "banker":
-            result["next_banker"] = rnd.next_banker or self.banker
-        return result
+        return round_result(rnd, self.banker if self.rules.game == "banker" else None)
 
     # -- events ---------------------------------------------------------------------
 
     def _require_round(self) -> Round:
         if self._round is None:
-            raise _Refused("no round is open: place a bet first")
+            raise Refused("no round is open: place a bet first")
         return self._round
 
     def _open_round(self) -> Round:
         """The first bet after a finished round opens the next one."""
         if self._round is None or self.state in ("settled", "void"):
             if self._round is not None and self._round.status not in ("settled", "void"):
-                raise _Refused("the round is not finished")
+                raise Refused("the round is not finished")
             self.rounds_played += 1
             rnd = Round(self.rounds_played)
             self._rounds.append(rnd)
@@ -308,44 +258,44 @@ class Table:
     def _on_bet(self, bet: Bet) -> None:
         rules = self.rules
         if self.state == "halted":
-            raise _Refused("the round is halted on a misdeal: resolve it (void or accept) first")
+            raise Refused("the round is halted on a misdeal: resolve it (void or accept) first")
         if self.state == "dealing" and rules.game == "banker":
             self._raise_banker_stake(bet)
             return
         if self.state not in ("betting", "settled", "void"):
-            raise _Refused(f"bets are closed ({self.state}); wait for the next round")
+            raise Refused(f"bets are closed ({self.state}); wait for the next round")
         if bet.box > rules.max_boxes:
-            raise _Refused(f"box {bet.box} does not exist: this table has {rules.max_boxes} boxes")
+            raise Refused(f"box {bet.box} does not exist: this table has {rules.max_boxes} boxes")
         owner = f"box{bet.box}"
         player = bet.player or owner
         rnd = self._round
         box = rnd.boxes.get(bet.box) if rnd is not None and self.state == "betting" else None
         if bet.spot == "main":
             if player != owner and _is_seat_name(player):
-                raise _Refused(f"{player} is seated at box {player[3:]}: a seated player cannot "
+                raise Refused(f"{player} is seated at box {player[3:]}: a seated player cannot "
                                "bet behind another box in the same round")
             if player != owner and (box is None or owner not in box.main):
-                raise _Refused(f"box {bet.box} has no owner's bet yet: {owner} bets first")
+                raise Refused(f"box {bet.box} has no owner's bet yet: {owner} bets first")
             if bet.amount < rules.min_bet:
-                raise _Refused(f"the table minimum is {rules.min_bet}; {bet.amount} is too little")
+                raise Refused(f"the table minimum is {rules.min_bet}; {bet.amount} is too little")
             if box is not None and player not in box.main and rules.max_bettors_per_box and len(
                     box.main) >= rules.max_bettors_per_box:
-                raise _Refused(f"box {bet.box} already has {rules.max_bettors_per_box} bettors")
+                raise Refused(f"box {bet.box} already has {rules.max_bettors_per_box} bettors")
             total = (sum(box.main.values()) if box else 0) + bet.amount
             if rules.max_box_total and total > rules.max_box_total:
-                raise _Refused(f"box {bet.box} would hold {total}; the box limit is "
+                raise Refused(f"box {bet.box} would hold {total}; the box limit is "
                                f"{rules.max_box_total}")
         else:
             if bet.spot not in rules.side_bets:
                 offered = ", ".join(rules.side_bets) or "none"
-                raise _Refused(f"side bet {bet.spot!r} is not offered here (offered: {offered})")
+                raise Refused(f"side bet {bet.spot!r} is not offered here (offered: {offered})")
             if box is None or player not in box.main:
-                raise _Refused(f"a {bet.spot} bet needs {player}'s main bet on box {bet.box} first")
+                raise Refused(f"a {bet.spot} bet needs {player}'s main bet on box {bet.box} first")
             if bet.spot == "sevens":
                 already = box.side.get((player, "sevens"), 0) + bet.amount
                 if not (rules.sevens_min <= already <= rules.sevens_max
                         and already % rules.sevens_step == 0):
-                    raise _Refused(f"sevens stakes are {rules.sevens_min} to {rules.sevens_max} "
+                    raise Refused(f"sevens stakes are {rules.sevens_min} to {rules.sevens_max} "
                                    f"in steps of {rules.sevens_step}; {already} is not")
         rnd = self._open_round()
         box = rnd.boxes.get(bet.box)
@@ -361,9 +311,9 @@ class Table:
         box = rnd.boxes.get(bet.box)
         player = bet.player or f"box{bet.box}"
         if bet.spot != "main" or box is None or player not in box.main:
-            raise _Refused(f"only a seated player may raise a stake; box {bet.box} has no bet")
+            raise Refused(f"only a seated player may raise a stake; box {bet.box} has no bet")
         if len(box.dealt) != 1:
-            raise _Refused("a stake may be raised only after the first card, before the second")
+            raise Refused("a stake may be raised only after the first card, before the second")
         box.main[player] += bet.amount
         hand = box.hands[0]
         hand.stakes[player] += bet.amount
@@ -372,12 +322,12 @@ class Table:
     def _on_deal(self, event: Deal | None = None) -> None:
         self._need = None
         if self.state != "betting" or self._round is None:
-            raise _Refused("no bets to deal to: place a bet first" if self.state != "halted"
+            raise Refused("no bets to deal to: place a bet first" if self.state != "halted"
                            else "the round is halted on a misdeal: resolve it first")
         rnd = self._round
         rnd.order = sorted(number for number, box in rnd.boxes.items() if box.main)
         if not rnd.order:
-            raise _Refused("no main bet on the table: nothing to deal")
+            raise Refused("no main bet on the table: nothing to deal")
         for number in rnd.order:
             box = rnd.boxes[number]
             stakes = dict(box.main)
@@ -394,7 +344,7 @@ class Table:
     def _on_card(self, event: Card) -> None:
         phase = self.state
         if phase == "halted":
-            raise _Refused("the round is halted on a misdeal: resolve it (void or accept) first")
+            raise Refused("the round is halted on a misdeal: resolve it (void or accept) first")
         if phase == "void" or self._round is None:
             self._open_round()
             phase = self.state
@@ -427,7 +377,7 @@ class Table:
             if event.box is not None and event.box != box.number:
                 self._misdeal(event, self._wrong_place_code(event.box, CARD_OUT_OF_ORDER), phase)
                 return
-            if not self._hand_takes_card(hand):
+            if not checks.hand_takes_card(self.rules, hand):
                 owed = next((h for h in box.hands if h.owed and not h.done), None)
                 if owed is None:
                     self._misdeal(event, EXTRA_CARD, phase)
@@ -439,7 +389,7 @@ class Table:
             if event.box is not None and event.box != DEALER:
                 self._misdeal(event, self._wrong_place_code(event.box, CARD_OUT_OF_ORDER), phase)
                 return
-            if self.rules.game != "banker" and self._dealer_complete():
+            if self.rules.game != "banker" and self._dealer_done():
                 self._misdeal(event, DEALER_DREW_ON_STAND, phase)
                 return
             self.inventory.take(card)
@@ -576,19 +526,6 @@ class Table:
             self._hand_i = 0
         self._enter_dealer()
 
-    def _hand_takes_card(self, hand: Hand) -> bool:
-        if hand.done:
-            return False
-        if hand.owed > 0 or hand.autoplay:
-            return True
-        if self.rules.game == "banker":
-            return hand.card_asked
-        if hand.doubles and not self.rules.hit_after_double:
-            return False
-        if hand.split_ace and len(hand.cards) >= 2:
-            return False
-        return True
-
     def _give_card(self, box: Box, hand: Hand, card: str) -> None:
         rules = self.rules
         rnd = self._round
@@ -633,7 +570,7 @@ class Table:
             self._end_hand(hand, "stood")
             return
         if hand.split_ace and len(hand.cards) == 2:
-            if not (card[0] == "A" and rules.resplit_aces and self._split_room(box)):
+            if not (card[0] == "A" and rules.resplit_aces and checks.split_room(self.rules, box)):
                 self._end_hand(hand, "stood")
                 return
         if rules.max_hand_cards and len(hand.cards) >= rules.max_hand_cards:
@@ -707,16 +644,13 @@ class Table:
             settlement.book(rnd, player, "main", box.number, 0, 0, win_amount(stake, prize[0]),
                             prize[1] + ", stake plays on")
 
-    def _split_room(self, box: Box) -> bool:
-        return len(box.hands) < self.rules.max_split_hands
-
     # -- decisions ------------------------------------------------------------------
 
     def _on_do(self, do: Do) -> None:
         rescue_hand = self._rescue_offer
         phase = self.state
         if phase == "halted":
-            raise _Refused("the round is halted on a misdeal: resolve it (void or accept) first")
+            raise Refused("the round is halted on a misdeal: resolve it (void or accept) first")
         if do.box == DEALER:
             self._dealer_decision(do)
             return
@@ -725,12 +659,12 @@ class Table:
         box = rnd.boxes.get(do.box)
         if box is None or not box.main or phase in ("betting", "settled", "void"):
             if phase in ("settled", "void"):
-                raise _Refused("the round is over: no decision is open")
-            raise _Refused(f"box {do.box} has no hand in play")
+                raise Refused("the round is over: no decision is open")
+            raise Refused(f"box {do.box} has no hand in play")
         owner = box.owner
         player = do.player or owner
         if player not in box.main:
-            raise _Refused(f"{player} has no bet on box {do.box}")
+            raise Refused(f"{player} has no bet on box {do.box}")
         action = do.action
         if action == "rescue":
             self._rescue(box, rescue_hand)
@@ -747,7 +681,7 @@ class Table:
             self._on_do(do)
             return
         if action in ("insurance", "even_money"):
-            raise _Refused(f"{action} is offered only against a dealer ace, before the first box "
+            raise Refused(f"{action} is offered only against a dealer ace, before the first box "
                            "plays")
         if action in ("follow", "decline"):
             self._co_bettor_choice(box, player, action)
@@ -756,14 +690,14 @@ class Table:
             if action == "surrender" and self.rules.co_bettor_surrender:
                 self._co_bettor_surrender(box, player)
                 return
-            raise _Refused(f"only the box owner ({owner}) decides the play of box {do.box}; "
-                           f"{player} may answer follow/decline, insurance or even money")
+            raise Refused(f"only the box owner ({owner}) decides the play of box {do.box}; "
+                          f"{player} may answer follow/decline, insurance or even money")
         if phase != "playing":
-            raise _Refused(f"no box is playing now ({phase})")
+            raise Refused(f"no box is playing now ({phase})")
         active_box, hand = self._active()
         if active_box is not box:
-            raise _Refused(f"box {do.box} is not up: box {active_box.number} plays now")
-        self._check(action, box, hand, do.amount)
+            raise Refused(f"box {do.box} is not up: box {active_box.number} plays now")
+        checks.check_action(self.rules, rnd, box, hand, action, do.amount)
         self._perform(action, box, hand, do.amount)
 
     def _check_first_to_play(self, box: Box, action: str, amount: int | None) -> None:
@@ -775,116 +709,10 @@ class Table:
             if first.over or hand is None:
                 continue
             if first is not box:
-                raise _Refused(f"box {box.number} is not up: box {number} plays first")
-            self._check(action, box, hand, amount)
+                raise Refused(f"box {box.number} is not up: box {number} plays first")
+            checks.check_action(self.rules, rnd, box, hand, action, amount)
             return
-        raise _Refused("no box has a hand to play")
-
-    def _check(self, action: str, box: Box, hand: Hand, amount: int | None) -> None:
-        """Raise `_Refused` with the reason when the rules do not allow `action` now."""
-        rules = self.rules
-        if hand.done:
-            raise _Refused("this hand is finished")
-        banker_game = rules.game == "banker"
-        cards = hand.cards
-        if hand.owed and action != "timeout":
-            raise _Refused("the hand must receive its card first")
-        if action in ("buy", "twist"):
-            if not banker_game:
-                raise _Refused(f"{action} belongs to British pontoon; use hit")
-            if hand.card_asked:
-                raise _Refused("a card is already asked for")
-            if len(cards) >= (rules.max_hand_cards or 99):
-                raise _Refused("the hand has its five cards")
-            if action == "buy":
-                if hand.twisted:
-                    raise _Refused("no buying after a twist")
-                self._check_buy(hand, amount)
-            return
-        if action == "hit":
-            if banker_game:
-                raise _Refused("in pontoon a card is bought or twisted: use buy or twist")
-            if hand.autoplay:
-                raise _Refused("the system is playing this hand (timeout)")
-            if not self._hand_takes_card(hand):
-                raise _Refused("this hand takes no more cards")
-            return
-        if action == "stand":
-            if banker_game and hand.total() < rules.stick_minimum:
-                raise _Refused(f"sticking needs {rules.stick_minimum} or more; the hand has "
-                               f"{hand.total()}: buy or twist")
-            return
-        if action == "timeout":
-            if rules.decision_timeout == "none":
-                raise _Refused("this profile has no decision timer: the dealer waits for the "
-                               "player")
-            if hand.autoplay:
-                raise _Refused("the system already plays this hand")
-            return
-        if action == "double":
-            self._check_double(box, hand)
-            return
-        if action == "split":
-            self._check_split(box, hand)
-            return
-        if action == "surrender":
-            self._check_surrender(hand)
-            return
-        raise _Refused(f"{action} is not a decision for a hand in play")
-
-    def _check_buy(self, hand: Hand, amount: int | None) -> None:
-        original = next(iter(hand.originals.values()))
-        chips = amount if amount is not None else original
-        high = 2 * original if not hand.buys else hand.buys[-1]
-        if not original <= chips <= high:
-            raise _Refused(f"a buy on this card is {original} to {high}; {chips} is not")
-
-    def _check_double(self, box: Box, hand: Hand) -> None:
-        rules = self.rules
-        if rules.game == "banker":
-            raise _Refused("British pontoon has no double: buy a card instead")
-        if hand.doubles >= rules.doubles_per_hand:
-            raise _Refused("this hand has doubled already")
-        if rules.double_cards == "two" and len(hand.cards) != 2:
-            raise _Refused("doubling is allowed only on the first two cards")
-        if hand.status == "natural" or (not hand.from_split and is_natural(hand.cards)):
-            raise _Refused("a blackjack is not doubled")
-        if hand.from_split and not rules.double_after_split:
-            raise _Refused("no doubling after a split at this table")
-        if hand.split_ace and not rules.double_split_aces:
-            raise _Refused("split aces are not doubled")
-        if rules.double_totals == "9-11":
-            total = hard_total(hand.cards) if rules.double_ace_counts_one else hand.total()
-            if not 9 <= total <= 11:
-                raise _Refused(f"doubling is allowed only on 9 to 11; this hand counts {total}"
-                               + (" (an ace counts one)" if rules.double_ace_counts_one else ""))
-
-    def _check_split(self, box: Box, hand: Hand) -> None:
-        rules = self.rules
-        if len(hand.cards) != 2 or hand.doubles:
-            raise _Refused("only the first two cards of a hand can be split")
-        if not is_pair(hand.cards, rules.split_by == "rank"):
-            kind = "rank" if rules.split_by == "rank" else "value"
-            raise _Refused(f"{hand.cards[0]} and {hand.cards[1]} are not a pair of the same {kind}")
-        if not self._split_room(box):
-            raise _Refused(f"this table allows {rules.max_split_hands} hands in all after "
-                           "splitting")
-        if hand.split_ace and not rules.resplit_aces:
-            raise _Refused("split aces cannot be split again here")
-
-    def _check_surrender(self, hand: Hand) -> None:
-        rules = self.rules
-        rnd = self._require_round()
-        if rules.surrender == "none":
-            raise _Refused("this table has no surrender")
-        if hand.from_split or len(hand.cards) != 2 or hand.doubles:
-            raise _Refused("surrender is allowed only on the first two cards of an unsplit hand")
-        if rules.surrender_first_decision_only and hand.decisions:
-            raise _Refused("surrender is allowed only as the first decision")
-        up = rnd.dealer[0][0]
-        if up not in rules.surrender_against:
-            raise _Refused(f"no surrender against a dealer {rnd.dealer[0]} (allowed against "
-                           f"{', '.join(rules.surrender_against)})")
+        raise Refused("no box has a hand to play")
 
     def _perform(self, action: str, box: Box, hand: Hand, amount: int | None) -> None:
         rules = self.rules
@@ -963,12 +791,12 @@ class Table:
 
     def _co_bettor_choice(self, box: Box, player: str, action: str) -> None:
         if player == box.owner:
-            raise _Refused("follow/decline is a co-bettor's answer to the owner's split or double")
+            raise Refused("follow/decline is a co-bettor's answer to the owner's split or double")
         pending = self._pending_for(box, player)
         if pending is None:
             if action == "follow" and self.rules.co_bettor_double == "never":
-                raise _Refused("co-bettors cannot double at this table")
-            raise _Refused(f"{player} has no split or double to follow on box {box.number}")
+                raise Refused("co-bettors cannot double at this table")
+            raise Refused(f"{player} has no split or double to follow on box {box.number}")
         pending.players.discard(player)
         hand = pending.hand
         original = box.main[player]
@@ -984,22 +812,22 @@ class Table:
 
     def _co_bettor_surrender(self, box: Box, player: str) -> None:
         if self.state != "playing":
-            raise _Refused("no box is playing now")
+            raise Refused("no box is playing now")
         active_box, hand = self._active()
         if active_box is not box:
-            raise _Refused(f"box {box.number} is not up")
-        self._check_surrender(hand)
-        if player not in hand.open_players():
-            raise _Refused(f"{player} has no open stake on this hand")
+            raise Refused(f"box {box.number} is not up")
         rnd = self._require_round()
+        checks.check_surrender(self.rules, rnd.dealer[0], hand)
+        if player not in hand.open_players():
+            raise Refused(f"{player} has no open stake on this hand")
         settlement.settle_hand_player(rnd, hand, player, hand.stakes[player] // 2,
                                       "early surrender, half back")
 
     def _rescue(self, box: Box, hand: Hand | None) -> None:
         if not self.rules.double_down_rescue:
-            raise _Refused("this table has no double-down rescue")
+            raise Refused("this table has no double-down rescue")
         if hand is None or hand.box != box.number or hand.status != "stood":
-            raise _Refused("a rescue is decided at once, right after the double's card")
+            raise Refused("a rescue is decided at once, right after the double's card")
         rnd = self._require_round()
         for player in hand.open_players():
             stake = hand.stakes[player]
@@ -1007,7 +835,7 @@ class Table:
                                           "double-down rescue: the original bet is lost")
         hand.status = "rescued"
         self._need = None
-        if self.state == "dealer" and self._dealer_complete():
+        if self.state == "dealer" and self._dealer_done():
             self._finish_round()
 
     def _insurance_decision(self, box: Box, player: str, action: str, amount: int | None) -> None:
@@ -1019,29 +847,29 @@ class Table:
                 box.insurance_answered = True
         elif action == "insurance":
             if not rules.insurance:
-                raise _Refused("this table offers no insurance")
+                raise Refused("this table offers no insurance")
             if player in box.insurance:
-                raise _Refused(f"{player} is insured already")
+                raise Refused(f"{player} is insured already")
             if hand.status == "natural" and not rules.insure_naturals:
-                raise _Refused("a blackjack is not insured: take even money instead")
+                raise Refused("a blackjack is not insured: take even money instead")
             if player in hand.settled:
-                raise _Refused(f"{player}'s bet on this hand is settled already")
+                raise Refused(f"{player}'s bet on this hand is settled already")
             half = box.main[player] // 2
             stake = amount if amount is not None else half
             if stake > half:
-                raise _Refused(f"insurance is at most half the main bet ({half}); {stake} is more")
+                raise Refused(f"insurance is at most half the main bet ({half}); {stake} is more")
             if stake <= 0:
-                raise _Refused("the main bet is too small to insure")
+                raise Refused("the main bet is too small to insure")
             box.insurance[player] = stake
             if player == box.owner:
                 box.insurance_answered = True
         else:
             if not rules.even_money:
-                raise _Refused("this table offers no even money")
+                raise Refused("this table offers no even money")
             if hand.status != "natural":
-                raise _Refused("even money is for a blackjack against a dealer ace")
+                raise Refused("even money is for a blackjack against a dealer ace")
             if player in hand.settled:
-                raise _Refused(f"{player} has taken even money already")
+                raise Refused(f"{player} has taken even money already")
             players = [player]
             if player == box.owner and rules.owner_even_money_carries:
                 players = hand.open_players()
@@ -1060,55 +888,23 @@ class Table:
         for box in rnd.boxes.values():
             box.pending.clear()
         self.start_dealer()
-        self._need = self._dealer_need()
+        self._need = dealer.dealer_need(self.rules, rnd)
         if self.rules.game == "banker":
             if not any(h.open_players() for b in rnd.boxes.values() for h in b.hands
                        if h.status != "bust"):
                 self._finish_round()
             return
-        if self._dealer_complete():
+        if self._dealer_done():
             self._finish_round()
 
-    def _dealer_need(self) -> str:
-        """'full', 'second' or 'none': how far an open bet depends on the dealer's hand."""
+    def _dealer_done(self) -> bool:
         rnd = self._round
         assert rnd is not None
-        rules = self.rules
-        if rules.dealer_plays_out == "always":
-            return "full"
-        up = rnd.dealer[0]
-        up_can_natural = up[0] == "A" or up[0] in TEN_VALUE_RANKS
-        need = "none"
-        for box in rnd.boxes.values():
-            if any(spot == "dealer_bust" for _, spot in box.side):
-                return "full"
-            if box.insurance:
-                need = "second"
-            for hand in box.hands:
-                if not hand.open_players():
-                    continue
-                if hand.status in ("stood", "playing"):
-                    return "full"
-                if hand.status in ("natural", "late_surrender") and up_can_natural:
-                    need = "second"
-        return need
+        need = self._need if self._need is not None else dealer.dealer_need(self.rules, rnd)
+        return dealer.dealer_complete(self.rules, rnd.dealer, need)
 
     def dealer_must_draw(self, cards: list[str]) -> bool:
-        total, soft = hand_value(cards)
-        return total < 17 or (total == 17 and soft and self.rules.dealer_hits_soft_17)
-
-    def _dealer_complete(self) -> bool:
-        rnd = self._round
-        assert rnd is not None
-        dealer = rnd.dealer
-        need = self._need if self._need is not None else self._dealer_need()
-        if need == "none":
-            return True
-        if len(dealer) < 2:
-            return False
-        if need == "second" or is_natural(dealer[:2]):
-            return True
-        return not self.dealer_must_draw(dealer)
+        return dealer.must_draw(self.rules, cards)
 
     def _after_dealer_card(self) -> None:
         rnd = self._round
@@ -1117,21 +913,21 @@ class Table:
             if hard_total(rnd.dealer) > 21 or len(rnd.dealer) >= (self.rules.max_hand_cards or 99):
                 self._finish_round()
             return
-        if self._dealer_complete():
+        if self._dealer_done():
             self._finish_round()
 
     def _dealer_decision(self, do: Do) -> None:
         if do.action != "stand":
-            raise _Refused(f"the dealer's only decision is stand, not {do.action}")
+            raise Refused(f"the dealer's only decision is stand, not {do.action}")
         phase = self.state
         if phase == "settled":
             return
         if phase != "dealer":
-            raise _Refused(f"the dealer is not playing now ({phase})")
+            raise Refused(f"the dealer is not playing now ({phase})")
         if self.rules.game == "banker":
             self._finish_round()
             return
-        if self._dealer_complete():
+        if self._dealer_done():
             return
         rnd = self._require_round()
         rnd.flags.append(DEALER_STOOD_ON_DRAW)
@@ -1166,12 +962,12 @@ class Table:
             if event.decision == "void" and rnd is not None and self.state in IN_ROUND:
                 self._void(rnd)
                 return
-            raise _Refused("no misdeal is open: nothing to resolve")
+            raise Refused("no misdeal is open: nothing to resolve")
         if event.decision == "void":
             self._void(rnd)
             return
         if "accept" not in self.rules.misdeal_resolutions:
-            raise _Refused("this table allows only void after a misdeal")
+            raise Refused("this table allows only void after a misdeal")
         halt = rnd.halt
         if halt.card is not None:
             rnd.burned.append(halt.card)
@@ -1179,7 +975,7 @@ class Table:
         getattr(self, f"resume_{halt.resume}")()
         if halt.code == DEALER_STOOD_ON_DRAW:
             return
-        if self.state == "dealer" and self.rules.game != "banker" and self._dealer_complete():
+        if self.state == "dealer" and self.rules.game != "banker" and self._dealer_done():
             self._finish_round()
 
     def _void(self, rnd: Round) -> None:
@@ -1194,7 +990,7 @@ class Table:
     def _on_shoe(self, event: ShoeStatus) -> None:
         if event.status == "loaded":
             if self.state in IN_ROUND or self.state == "halted":
-                raise _Refused("a new shoe goes in between rounds, not during one")
+                raise Refused("a new shoe goes in between rounds, not during one")
             self.inventory.reload()
             self._new_shoe_due = False
             return
@@ -1208,7 +1004,7 @@ class Table:
             self._on_shoe(ShoeStatus("cut_card"))
             return
         if rnd is None or self.state in ("void", "halted"):
-            raise _Refused(f"{event.code} outside a round: nothing to halt")
+            raise Refused(f"{event.code} outside a round: nothing to halt")
         self._misdeal(None, event.code, self.state)
 
     def _on_machine_error(self, event_data: Any) -> None:

@@ -1,0 +1,146 @@
+"""Why a decision is not allowed: one check per action, each raising `Refused` with the reason.
+
+The checks read the hand and the rules and change nothing, so the machine can
+ask them for the legal actions as well as before performing one.
+"""
+
+from __future__ import annotations
+
+from table.hands import hard_total, is_natural, is_pair
+from table.profiles import Rules
+from table.round_state import Box, Hand, Round
+
+
+class Refused(Exception):
+    """A decision or event the rules do not allow now; the message says why."""
+
+
+def hand_takes_card(rules: Rules, hand: Hand) -> bool:
+    """Whether a card leaving the shoe now may go to this hand."""
+    if hand.done:
+        return False
+    if hand.owed > 0 or hand.autoplay:
+        return True
+    if rules.game == "banker":
+        return hand.card_asked
+    if hand.doubles and not rules.hit_after_double:
+        return False
+    if hand.split_ace and len(hand.cards) >= 2:
+        return False
+    return True
+
+
+def split_room(rules: Rules, box: Box) -> bool:
+    return len(box.hands) < rules.max_split_hands
+
+
+def check_action(rules: Rules, rnd: Round | None, box: Box, hand: Hand, action: str,
+                 amount: int | None) -> None:
+    """Raise `Refused` when the rules do not allow the owner's `action` on `hand` now."""
+    if rnd is None:
+        raise Refused("no round is open")
+    if hand.done:
+        raise Refused("this hand is finished")
+    banker_game = rules.game == "banker"
+    if hand.owed and action != "timeout":
+        raise Refused("the hand must receive its card first")
+    if action in ("buy", "twist"):
+        if not banker_game:
+            raise Refused(f"{action} belongs to British pontoon; use hit")
+        if hand.card_asked:
+            raise Refused("a card is already asked for")
+        if len(hand.cards) >= (rules.max_hand_cards or 99):
+            raise Refused("the hand has its five cards")
+        if action == "buy":
+            if hand.twisted:
+                raise Refused("no buying after a twist")
+            check_buy(hand, amount)
+        return
+    if action == "hit":
+        if banker_game:
+            raise Refused("in pontoon a card is bought or twisted: use buy or twist")
+        if hand.autoplay:
+            raise Refused("the system is playing this hand (timeout)")
+        if not hand_takes_card(rules, hand):
+            raise Refused("this hand takes no more cards")
+        return
+    if action == "stand":
+        if banker_game and hand.total() < rules.stick_minimum:
+            raise Refused(f"sticking needs {rules.stick_minimum} or more; the hand has "
+                          f"{hand.total()}: buy or twist")
+        return
+    if action == "timeout":
+        if rules.decision_timeout == "none":
+            raise Refused("this profile has no decision timer: the dealer waits for the player")
+        if hand.autoplay:
+            raise Refused("the system already plays this hand")
+        return
+    if action == "double":
+        check_double(rules, hand)
+        return
+    if action == "split":
+        check_split(rules, box, hand)
+        return
+    if action == "surrender":
+        check_surrender(rules, rnd.dealer[0], hand)
+        return
+    raise Refused(f"{action} is not a decision for a hand in play")
+
+
+def original_stake(hand: Hand) -> int:
+    """The owner's stake as first placed on this hand (the owner bets first)."""
+    return next(iter(hand.originals.values()))
+
+
+def check_buy(hand: Hand, amount: int | None) -> None:
+    """British pontoon: the third card is bought for the stake to twice it; the 4th and 5th
+    for the stake to the previous buy."""
+    original = original_stake(hand)
+    chips = amount if amount is not None else original
+    high = 2 * original if not hand.buys else hand.buys[-1]
+    if not original <= chips <= high:
+        raise Refused(f"a buy on this card is {original} to {high}; {chips} is not")
+
+
+def check_double(rules: Rules, hand: Hand) -> None:
+    if rules.game == "banker":
+        raise Refused("British pontoon has no double: buy a card instead")
+    if hand.doubles >= rules.doubles_per_hand:
+        raise Refused("this hand has doubled already")
+    if rules.double_cards == "two" and len(hand.cards) != 2:
+        raise Refused("doubling is allowed only on the first two cards")
+    if hand.status == "natural" or (not hand.from_split and is_natural(hand.cards)):
+        raise Refused("a blackjack is not doubled")
+    if hand.from_split and not rules.double_after_split:
+        raise Refused("no doubling after a split at this table")
+    if hand.split_ace and not rules.double_split_aces:
+        raise Refused("split aces are not doubled")
+    if rules.double_totals == "9-11":
+        total = hard_total(hand.cards) if rules.double_ace_counts_one else hand.total()
+        if not 9 <= total <= 11:
+            raise Refused(f"doubling is allowed only on 9 to 11; this hand counts {total}"
+                          + (" (an ace counts one)" if rules.double_ace_counts_one else ""))
+
+
+def check_split(rules: Rules, box: Box, hand: Hand) -> None:
+    if len(hand.cards) != 2 or hand.doubles:
+        raise Refused("only the first two cards of a hand can be split")
+    if not is_pair(hand.cards, rules.split_by == "rank"):
+        kind = "rank" if rules.split_by == "rank" else "value"
+        raise Refused(f"{hand.cards[0]} and {hand.cards[1]} are not a pair of the same {kind}")
+    if not split_room(rules, box):
+        raise Refused(f"this table allows {rules.max_split_hands} hands in all after splitting")
+    if hand.split_ace and not rules.resplit_aces:
+        raise Refused("split aces cannot be split again here")
+
+
+def check_surrender(rules: Rules, dealer_up: str, hand: Hand) -> None:
+    if rules.surrender == "none":
+        raise Refused("this table has no surrender")
+    if hand.from_split or len(hand.cards) != 2 or hand.doubles:
+        raise Refused("surrender is allowed only on the first two cards of an unsplit hand")
+    if rules.surrender_first_decision_only and hand.decisions:
+        raise Refused("surrender is allowed only as the first decision")
+    if dealer_up[0] not in rules.surrender_against:
+        raise Refused(f"no surrender against a dealer {dealer_up} (allowed against "
+                      f"{', '.join(rules.surrender_against)})")
