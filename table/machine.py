@@ -8,7 +8,7 @@ methods, so a round costs a handful of triggers.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from transitions import Machine
@@ -16,7 +16,19 @@ from transitions import Machine
 from table import checks, dealer, settlement
 from table.cards import IMPOSSIBLE_CARD, TEN_VALUE_RANKS, ShoeInventory
 from table.checks import Refused
-from table.events import DEALER, Bet, Card, Deal, Do, Event, Flag, Resolve, ShoeStatus
+from table.events import (
+    DEALER,
+    Bet,
+    Card,
+    Deal,
+    Do,
+    Event,
+    Flag,
+    Resolve,
+    ScenarioError,
+    ShoeStatus,
+    parse_event,
+)
 from table.hands import hand_value, hard_total, is_natural
 from table.payouts import (
     bonus_blackjack,
@@ -55,6 +67,7 @@ def _is_seat_name(player: str) -> bool:
 
 
 _ACCEPTED = Outcome(True)
+_EVENT_TYPES = (Bet, Deal, Card, Do, Resolve, ShoeStatus, Flag)
 
 
 class Table:
@@ -116,9 +129,15 @@ class Table:
 
     # -- the public API -------------------------------------------------------------
 
-    def apply(self, event: Event, position: str | None = None) -> Outcome:
-        """Feed one event. A refused decision changes nothing; the outcome says why."""
+    def apply(self, event: Event | Mapping[str, Any], position: str | None = None) -> Outcome:
+        """Feed one event (parsed, or its scenario dict). A refused or malformed event
+        changes nothing; the outcome says why."""
         self._events += 1
+        if not isinstance(event, _EVENT_TYPES):
+            try:
+                event = parse_event(event, position or self._events)
+            except ScenarioError as error:
+                return self._refuse(None, position, str(error), event)
         self._rescue_offer = self._rescue_hand
         self._rescue_hand = None
         rnd = self._round
@@ -138,11 +157,13 @@ class Table:
             return _ACCEPTED
         return Outcome(True, None, tuple(now.flags[flags_before if now is rnd else 0:]))
 
-    def _refuse(self, event: Event, position: str | None, reason: str) -> Outcome:
+    def _refuse(self, event: Event | None, position: str | None, reason: str,
+                raw: object = None) -> Outcome:
         where = position or f"event {self._events}"
         if self._round is not None:
             self._round.refused.append(
-                {"position": where, "event": event.to_json(), "reason": reason}
+                {"position": where, "event": event.to_json() if event is not None else raw,
+                 "reason": reason}
             )
         return Outcome(False, reason)
 
@@ -222,8 +243,10 @@ class Table:
             tuple(rnd.flags) if rnd else (), bool(rnd and rnd.halt), self.banker,
         )
 
-    def results(self) -> list[dict[str, Any]]:
-        return [self._result(rnd) for rnd in self._rounds]
+    def results(self, since: int = 0) -> list[dict[str, Any]]:
+        """One result object per round kept, oldest first; `since` skips rounds numbered
+        up to it (a caller that recorded rounds 1..n asks for `since=n`)."""
+        return [self._result(rnd) for rnd in self._rounds if rnd.number > since]
 
     def current_result(self) -> dict[str, Any] | None:
         return self._result(self._round) if self._round is not None else None

@@ -179,3 +179,30 @@ def test_pontoon_british_names_the_next_banker_and_keeps_it() -> None:
                                    *cards("AS", "9C", "7H", "KD", "8C", "9D"), do(2, "stand"),
                                    *cards("3S"), do("dealer", "stand")])
     assert last(tbl)["next_banker"] == "box1" and tbl.banker == "box1"
+
+
+def test_apply_takes_event_dicts_and_refuses_malformed_ones_with_the_reason() -> None:
+    tbl = table("casinos-austria")
+    assert tbl.apply({"bet": {"box": 1, "amount": 100}}).accepted
+    outcome = tbl.apply({"card": "1X"}, "shoe frame 17")
+    assert not outcome.accepted
+    assert outcome.reason is not None and outcome.reason.startswith("shoe frame 17: unknown card")
+    assert tbl.due().phase == "betting"
+    refused = last(tbl)["refused"][-1]
+    assert refused["position"] == "shoe frame 17" and refused["event"] == {"card": "1X"}
+    negative = tbl.apply({"bet": {"box": 2, "amount": -5}})
+    assert not negative.accepted and "amount must be positive" in (negative.reason or "")
+
+
+def test_results_since_skips_recorded_rounds_and_kept_rounds_are_bounded() -> None:
+    events = [bet(1, 100), DEAL, *cards("TS", "9C", "5H", "KD")]
+    tbl = table("casinos-austria")
+    for _ in range(3):
+        feed(tbl, events)
+    assert [r["round"] for r in tbl.results(since=1)] == [2, 3]
+    small = table("casinos-austria")
+    small.keep_rounds = 2
+    for _ in range(5):
+        feed(small, events)
+    assert small.rounds_played == 5
+    assert [r["round"] for r in small.results()] == [4, 5]
