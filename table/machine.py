@@ -296,7 +296,7 @@ class Table:
         if bet.spot == "main":
             if player != owner and _is_seat_name(player):
                 raise Refused(f"{player} is seated at box {player[3:]}: a seated player cannot "
-                               "bet behind another box in the same round")
+                              "bet behind another box in the same round")
             if player != owner and (box is None or owner not in box.main):
                 raise Refused(f"box {bet.box} has no owner's bet yet: {owner} bets first")
             if bet.amount < rules.min_bet:
@@ -307,7 +307,7 @@ class Table:
             total = (sum(box.main.values()) if box else 0) + bet.amount
             if rules.max_box_total and total > rules.max_box_total:
                 raise Refused(f"box {bet.box} would hold {total}; the box limit is "
-                               f"{rules.max_box_total}")
+                              f"{rules.max_box_total}")
         else:
             if bet.spot not in rules.side_bets:
                 offered = ", ".join(rules.side_bets) or "none"
@@ -319,7 +319,7 @@ class Table:
                 if not (rules.sevens_min <= already <= rules.sevens_max
                         and already % rules.sevens_step == 0):
                     raise Refused(f"sevens stakes are {rules.sevens_min} to {rules.sevens_max} "
-                                   f"in steps of {rules.sevens_step}; {already} is not")
+                                  f"in steps of {rules.sevens_step}; {already} is not")
         rnd = self._open_round()
         box = rnd.boxes.get(bet.box)
         if box is None:
@@ -346,7 +346,7 @@ class Table:
         self._need = None
         if self.state != "betting" or self._round is None:
             raise Refused("no bets to deal to: place a bet first" if self.state != "halted"
-                           else "the round is halted on a misdeal: resolve it first")
+                          else "the round is halted on a misdeal: resolve it first")
         rnd = self._round
         rnd.order = sorted(number for number, box in rnd.boxes.items() if box.main)
         if not rnd.order:
@@ -705,7 +705,7 @@ class Table:
             return
         if action in ("insurance", "even_money"):
             raise Refused(f"{action} is offered only against a dealer ace, before the first box "
-                           "plays")
+                          "plays")
         if action in ("follow", "decline"):
             self._co_bettor_choice(box, player, action)
             return
