@@ -103,20 +103,30 @@ def _draw_index(img: np.ndarray, rank: str, suit: str, design: CardDesign, width
     return (x_left, float(gy), x_right, suit_cy + suit_size / 2)
 
 
+def _mirrored(box: Box, width: int, height: int) -> Box:
+    x0, y0, x1, y1 = box
+    return (width - x1, height - y1, width - x0, height - y0)
+
+
+@lru_cache(maxsize=1024)
+def index_boxes(design: CardDesign, width_px: int, rank: str) -> tuple[Box, Box]:
+    """The top-left and bottom-right index boxes (rank and pip) of one rank, card pixels."""
+    big_w = width_px * SUPERSAMPLE
+    scratch = np.zeros((card_height(width_px) * SUPERSAMPLE, big_w, 3), np.uint8)
+    x0, y0, x1, y1 = (v / SUPERSAMPLE for v in _draw_index(scratch, rank, "S", design, big_w,
+                                                           (255, 255, 255)))
+    top_left = (x0, y0, x1, y1)
+    return top_left, _mirrored(top_left, width_px, card_height(width_px))
+
+
 @lru_cache(maxsize=256)
 def card_geometry(design: CardDesign, width_px: int) -> CardGeometry:
-    """The index boxes of a design at a card width (the widest rank, '10', sets the box)."""
+    """The index boxes of a design at a card width, large enough for every rank."""
+    boxes = [index_boxes(design, width_px, rank)[0] for rank in RANKS]
+    top_left = (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                max(b[2] for b in boxes), max(b[3] for b in boxes))
     height = card_height(width_px)
-    scratch = np.zeros((height, width_px, 3), np.uint8)
-    boxes = [_draw_index(scratch, rank, "S", design, width_px, (255, 255, 255))
-             for rank in ("T", "Q", "K", "A")]
-    x0 = min(b[0] for b in boxes)
-    y0 = min(b[1] for b in boxes)
-    x1 = max(b[2] for b in boxes)
-    y1 = max(b[3] for b in boxes)
-    top_left = (x0, y0, x1, y1)
-    bottom_right = (width_px - x1, height - y1, width_px - x0, height - y0)
-    return CardGeometry(width_px, height, top_left, bottom_right)
+    return CardGeometry(width_px, height, top_left, _mirrored(top_left, width_px, height))
 
 
 def _rounded_mask(width: int, height: int, radius: float) -> np.ndarray:

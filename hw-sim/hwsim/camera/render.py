@@ -25,6 +25,7 @@ from hwsim.camera import effects
 from hwsim.camera.cards import (
     card_geometry,
     card_height,
+    index_boxes,
     parse_card,
     render_back,
     render_card,
@@ -37,6 +38,8 @@ __all__ = ["CardTruth", "RenderedScene", "SceneSpec", "render_card", "render_sce
 
 LAYOUT_FORMAT = "table-layout/1"
 MIN_VISIBLE = 0.8
+MIN_PARTIAL = 0.3
+BET_SPOT = 0.45  # betting spots' distance beyond the ring's inner edge, frame heights
 FELT_ID = 0
 CHIP_ID = -2
 FACE_DOWN_ID = -3
@@ -97,6 +100,9 @@ class CardTruth:
     card: str
     box: str
     index_points: list[tuple[float, float]]
+    # Index corners 30-80% open: neither required nor wrong to read (the benchmark ignores
+    # reads of them).
+    partial_points: list[tuple[float, float]] = field(default_factory=list)
 
 
 @dataclass
@@ -116,7 +122,9 @@ class RenderedScene:
             "design": self.design, "seed": self.seed, "card_width": self.card_width,
             "image_size": [int(self.image.shape[1]), int(self.image.shape[0])],
             "truth": [{"card": t.card, "box": t.box,
-                       "index_points": [[round(x, 2), round(y, 2)] for x, y in t.index_points]}
+                       "index_points": [[round(x, 2), round(y, 2)] for x, y in t.index_points],
+                       "partial_points": [[round(x, 2), round(y, 2)]
+                                          for x, y in t.partial_points]}
                       for t in self.truth],
             "layout": self.layout,
             "face_down": [[round(x, 2), round(y, 2)] for x, y in self.face_down],
@@ -287,7 +295,7 @@ def _print_felt(canvas: _Canvas, rng: np.random.Generator, geometry: TableGeomet
         cv2.polylines(canvas.image, [np.round(poly).astype(np.int32)], True, colour, t,
                       cv2.LINE_AA)
         lo, hi = geometry.box_angles(n, k)
-        spot = geometry.ring_point(geometry.inner + 0.5 * geometry.size[1] + card_width,
+        spot = geometry.ring_point(geometry.inner + BET_SPOT * geometry.size[1],
                                    (lo + hi) / 2)
         cv2.circle(canvas.image, (int(spot[0] + m), int(spot[1] + m)), int(0.45 * card_width),
                    colour, t, cv2.LINE_AA)
@@ -396,7 +404,7 @@ def _place_chips(rng: np.random.Generator, canvas: _Canvas, spec: SceneSpec,
             k = int(rng.integers(len(names)))
             lo, hi = geometry.box_angles(len(names), k)
             x, y = geometry.ring_point(
-                geometry.inner + 0.5 * h + spec.card_width + rng.uniform(-0.3, 0.3) * radius,
+                geometry.inner + BET_SPOT * h + rng.uniform(-0.3, 0.3) * radius,
                 (lo + hi) / 2 + rng.uniform(-2, 2))
         elif mode == "card_edge" and card_boxes:
             # On the right or bottom edge of a card, away from its top-left index.
@@ -459,8 +467,9 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
             canvas_m = _shift(margin, margin) @ m
             owner_id = len(placed) + 1
             canvas.paste(render_card(card, design, spec.card_width), canvas_m, owner_id, shadow)
+            own_quads = [_quad(b) for b in index_boxes(design, spec.card_width, card[0])]
             placed.append(_PlacedCard(card, name, owner_id,
-                                      [_apply(canvas_m, q) for q in quads]))
+                                      [_apply(canvas_m, q) for q in own_quads]))
             card_quads.append(_apply(canvas_m, np.array(
                 [[0, 0], [spec.card_width, 0], [spec.card_width, ch], [0, ch]], float)))
 
@@ -480,16 +489,18 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
 
     truth = []
     for pc in placed:
-        points = []
+        points: list[tuple[float, float]] = []
+        partial: list[tuple[float, float]] = []
         for quad in pc.index_quads:
-            if canvas.own_fraction(quad, pc.owner_id) < MIN_VISIBLE:
-                continue
             frame_quad = _apply(to_frame, quad)
-            if _in_frame_fraction(frame_quad, spec.frame_size) < MIN_VISIBLE:
-                continue
+            open_share = min(canvas.own_fraction(quad, pc.owner_id),
+                             _in_frame_fraction(frame_quad, spec.frame_size))
             cx, cy = frame_quad.mean(axis=0)
-            points.append((float(cx), float(cy)))
-        truth.append(CardTruth(pc.card, pc.box, points))
+            if open_share >= MIN_VISIBLE:
+                points.append((float(cx), float(cy)))
+            elif open_share >= MIN_PARTIAL:
+                partial.append((float(cx), float(cy)))
+        truth.append(CardTruth(pc.card, pc.box, points, partial))
     face_down = [tuple(float(v) for v in _apply(to_frame, p)[0]) for p in face_down_canvas]
 
     image = effects.hand_shadows(rng, image, spec.shadows)
