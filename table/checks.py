@@ -128,6 +128,8 @@ def check_split(rules: Rules, box: Box, hand: Hand) -> None:
     if not is_pair(hand.cards, rules.split_by == "rank"):
         kind = "rank" if rules.split_by == "rank" else "value"
         raise Refused(f"{hand.cards[0]} and {hand.cards[1]} are not a pair of the same {kind}")
+    if hand.cards[0][0] not in rules.split_ranks:
+        raise Refused(f"only {', '.join(rules.split_ranks)} may be split at this table")
     if not split_room(rules, box):
         raise Refused(f"this table allows {rules.max_split_hands} hands in all after splitting")
     if hand.split_ace and not rules.resplit_aces:

@@ -137,15 +137,18 @@ def bonus_blackjack(cards: Sequence[str]) -> bool:
     return len(cards) == 2 and set(cards) == {"AS", "JS"}
 
 
-def pontoon_rank(cards: Sequence[str], natural: bool) -> tuple[int, int]:
+def pontoon_rank(cards: Sequence[str], natural: bool, royal: bool = False) -> tuple[int, int]:
     """British pontoon hand rank: (class, total); bust is (0, 0).
 
-    Classes: 4 pontoon, 3 five-card trick, 2 twenty-one in 3-4 cards, 1 anything else.
+    Classes: 5 royal pontoon (three 7s, when the table plays it), 4 pontoon, 3 five-card
+    trick, 2 twenty-one in 3-4 cards, 1 anything else.
     """
     from table.hands import best_total
 
     if hard_total(cards) > 21:
         return 0, 0
+    if royal and is_triple_seven(cards):
+        return 5, 21
     if natural:
         return 4, 21
     if len(cards) >= 5:

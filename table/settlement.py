@@ -192,19 +192,22 @@ def settle_banker(rules: Rules, rnd: Round) -> None:
     for box in rnd.boxes.values():
         for index, hand in enumerate(box.hands):
             # A pontoon after splitting is paid as one; it only does not take the bank.
-            rank = pontoon_rank(hand.cards, is_natural(hand.cards))
+            rank = pontoon_rank(hand.cards, is_natural(hand.cards), rules.royal_pontoon)
+            # Pontoons and tricks are paid double, a royal pontoon treble.
+            odds = 3 if rank[0] == 5 else 2 if rank[0] >= 3 else 1
+            bonus = {3: ", paid treble", 2: ", paid double", 1: ""}[odds]
             for player in hand.open_players():
                 stake = hand.stakes[player]
-                double = rank[0] >= 3
                 rule: str
                 if rank[0] == 0:
                     payout, rule = 0, "bust"
                 elif banker_bust:
-                    payout = stake * 3 if double else stake * 2
-                    rule = "banker busts" + (", paid double" if double else "")
+                    payout = stake + stake * odds
+                    rule = "banker busts" + bonus
                 elif banker_trick:
-                    if rank[0] == 4:
-                        payout, rule = stake * 3, "pontoon beats the banker's trick, paid double"
+                    if rank[0] >= 4:
+                        payout = stake + stake * odds
+                        rule = "pontoon beats the banker's trick" + bonus
                     else:
                         collects = rules.banker_trick_collects
                         payout = stake - stake * collects if collects == 1 else 0
@@ -213,8 +216,8 @@ def settle_banker(rules: Rules, rnd: Round) -> None:
                             # The loss is double the stake: booked as a payout below zero.
                             payout = -stake
                 elif rank > banker_rank:
-                    payout = stake * 3 if double else stake * 2
-                    rule = "beats the banker" + (", paid double" if double else "")
+                    payout = stake + stake * odds
+                    rule = "beats the banker" + bonus
                 else:
                     payout, rule = 0, "the banker wins ties and higher hands"
                 book(rnd, player, "main", box.number, index, stake, payout, rule)

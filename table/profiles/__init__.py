@@ -65,6 +65,8 @@ class Rules:
     max_split_hands: int = 4
     # Ten-value cards split "value" (J+Q) or only the same "rank".
     split_by: str = "value"
+    # Ranks that may be split at all ("A" for a split-aces-only table).
+    split_ranks: str = "A23456789TJQK"
     resplit_aces: bool = False
     split_aces_one_card: bool = True
     # pontoon-british deals one card to each split hand at once.
@@ -124,6 +126,8 @@ class Rules:
     sevens_prizes: bool = False
     # British pontoon (game = "banker").
     stick_minimum: int = 15
+    # Three 7s is a royal pontoon, paid treble (an option of the British game).
+    royal_pontoon: bool = False
     max_hand_cards: int = 0
     banker_trick_collects: int = 1
     # The cards go back to the pack after each round: the inventory is per round.
@@ -219,6 +223,8 @@ def _check_value(source: str, key: str, value: Any) -> Any:
         low, high = _RANGES[key]
         if not low <= value <= high:
             raise ProfileError(source, key, f"{value} is out of range; use {low} to {high}")
+    if key == "split_ranks" and (not value or not set(value) <= set("A23456789TJQK")):
+        raise ProfileError(source, key, "use ranks from 'A23456789TJQK', e.g. 'A' for aces only")
     if key == "surrender_against" and not set(value) <= set("A23456789TJQK"):
         raise ProfileError(source, key, "use dealer ranks from 'A23456789TJQK', e.g. '23456789'")
     return value
@@ -241,6 +247,8 @@ def _check_combination(source: str, rules: Rules) -> None:
         refuse("surrender_against", "a Spanish shoe holds no 10s; leave 'T' out")
     if rules.bonus_blackjack_pays != "none" and rules.blackjack_pays == "3:2":
         refuse("bonus_blackjack_pays", "the Bonus Black Jack belongs to 6:5 tables only")
+    if rules.royal_pontoon and rules.game != "banker":
+        refuse("royal_pontoon", "the royal pontoon belongs to the banker game")
     if rules.decision_timeout != "none" and rules.game == "banker":
         refuse("decision_timeout", "the banker game has no decision timer; use 'none'")
     if "void" not in rules.misdeal_resolutions:

@@ -135,3 +135,15 @@ def test_sevens_prizes_and_pontoon_bonuses() -> None:
     assert pontoon_21_bonus(["6H", "7S", "8H"])[0] == ratio("3:2")  # type: ignore[index]
     assert pontoon_21_bonus(["2S", "2H", "2D", "3C", "3S", "4D", "5D"])[0] == 3  # type: ignore
     assert pontoon_21_bonus(["TS", "5H", "6C"]) is None
+
+
+def test_british_options_royal_pontoon_treble_and_split_aces_only() -> None:
+    royal = [bet(1, 10), DEAL, *cards("7S", "9S", "7H", "8H"), do(1, "twist"), *cards("7D"),
+             do("dealer", "stand")]
+    # Three 7s against the banker's 17: a royal pontoon is paid treble, else a plain 21.
+    assert last(play("pontoon-british", royal, {"royal_pontoon": True}))["net"] == {
+        "box1/main": 30}
+    assert last(play("pontoon-british", royal))["net"] == {"box1/main": 10}
+    eights = play("pontoon-british", [bet(1, 10), DEAL, *cards("8S", "9S", "8H", "8D"),
+                                      do(1, "split")], {"split_ranks": "A"})
+    assert "only A may be split" in last(eights)["refused"][0]["reason"]
