@@ -38,11 +38,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "hw-sim")]
 
-from vision.candidates import find_blobs, pair_blobs  # noqa: E402
+from vision.candidates import find_blobs  # noqa: E402
 from vision.detection import RANKS, SUITS  # noqa: E402
-from vision.features import FEATURE_SIZE, cut_all, describe_crops  # noqa: E402
+from vision.features import FEATURE_SIZE  # noqa: E402
 from vision.onnx_writer import DenseLayer, mlp_to_onnx  # noqa: E402
-from vision.recognizer import MODEL_FILE, MODEL_INFO, NOT_INDEX  # noqa: E402
+from vision.recognizer import MODEL_FILE, MODEL_INFO, NOT_INDEX, candidate_features  # noqa: E402
 
 CARDS = [r + s for r in RANKS for s in SUITS]
 NO_SUIT = -1  # suit label of "not an index" examples (the suit head ignores them)
@@ -57,8 +57,13 @@ class IndexGlyphs:
     box: tuple[float, float, float, float]  # x0, y0, x1, y1 of the whole index
 
 
-def locate_index(card: np.ndarray) -> IndexGlyphs | None:
-    """Find the top-left index's rank and suit blobs on a clean upright card (BGRA)."""
+def locate_index(card: np.ndarray, index_box: tuple[float, float, float, float]
+                 ) -> IndexGlyphs | None:
+    """Find the top-left index's rank and suit blobs on a clean upright card (BGRA).
+
+    `index_box` is the design's index area (x0, y0, x1, y1) on the card: the
+    suit pip is its lowest blob, the rank the blobs above the pip.
+    """
     h, w = card.shape[:2]
     pad = w // 2
     felt = np.full((h + 2 * pad, w + 2 * pad, 3), (40, 100, 30), np.uint8)
@@ -69,8 +74,10 @@ def locate_index(card: np.ndarray) -> IndexGlyphs | None:
     centres = blobs.centres - pad
     boxes = blobs.boxes.astype(np.float32)
     boxes[:, :2] -= pad
-    in_corner = (centres[:, 0] < 0.3 * w) & (centres[:, 1] < 0.42 * h)
-    idx = np.flatnonzero(in_corner)
+    x0, y0, x1, y1 = index_box
+    in_index = ((centres[:, 0] > x0 - 1) & (centres[:, 0] < x1 + 1)
+                & (centres[:, 1] > y0 - 1) & (centres[:, 1] < y1 + 1))
+    idx = np.flatnonzero(in_index)
     if idx.size < 2:
         return None
     order = idx[np.argsort(centres[idx, 1])]
@@ -79,13 +86,9 @@ def locate_index(card: np.ndarray) -> IndexGlyphs | None:
     ranks = [k for k in order[:-1] if boxes[k, 1] + boxes[k, 3] <= suit_top + 2]
     if not ranks:
         return None
-    chosen = ranks + [suit]
-    x0 = float(boxes[chosen, 0].min())
-    y0 = float(boxes[chosen, 1].min())
-    x1 = float((boxes[chosen, 0] + boxes[chosen, 2]).max())
-    y1 = float((boxes[chosen, 1] + boxes[chosen, 3]).max())
     return IndexGlyphs([(float(centres[k, 0]), float(centres[k, 1])) for k in ranks],
-                       (float(centres[suit, 0]), float(centres[suit, 1])), (x0, y0, x1, y1))
+                       (float(centres[suit, 0]), float(centres[suit, 1])),
+                       (float(x0), float(y0), float(x1), float(y1)))
 
 
 @dataclass
@@ -170,16 +173,18 @@ def degrade(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
 class CardSampler:
     """Card-level canvases with known index positions."""
 
-    def __init__(self, designs: Sequence[Any], render_card: Any) -> None:
+    def __init__(self, designs: Sequence[Any], render_card: Any, card_geometry: Any) -> None:
         self.designs = list(designs)
         self.render_card = render_card
+        self.card_geometry = card_geometry
         self._cache: dict[tuple[str, str, int], tuple[np.ndarray, IndexGlyphs | None]] = {}
 
     def card(self, code: str, design: Any, width: int) -> tuple[np.ndarray, IndexGlyphs | None]:
         key = (code, design.name, width)
         if key not in self._cache:
             image = self.render_card(code, design, width)
-            self._cache[key] = (image, locate_index(image))
+            index_box = self.card_geometry(design, width).top_left
+            self._cache[key] = (image, locate_index(image, index_box))
         return self._cache[key]
 
     def canvas(self, rng: np.random.Generator) -> tuple[np.ndarray, list[Placed]]:
@@ -264,20 +269,38 @@ def card_level_data(rng: np.random.Generator, sampler: CardSampler,
     feats, ranks, suits = [], [], []
     for _ in range(samples):
         canvas, placed = sampler.canvas(rng)
-        pairs = pair_blobs(find_blobs(canvas))
-        if len(pairs) == 0:
+        features, rank_at, suit_at = candidate_features(canvas)
+        if features.shape[0] == 0:
             continue
-        rank, suit = label_candidates(pairs.first, pairs.second, placed)
+        rank, suit = label_candidates(rank_at, suit_at, placed)
         keep = rank != -2
         positives = rank[keep] != NOT_INDEX
         # Keep every positive and a share of the (many) negatives.
         chosen = np.flatnonzero(keep)[positives | (rng.random(positives.size) < 0.5)]
         if chosen.size == 0:
             continue
-        feats.append(describe_crops(cut_all(canvas, pairs.first[chosen], pairs.second[chosen])))
+        feats.append(features[chosen])
         ranks.append(rank[chosen])
         suits.append(suit[chosen])
     return np.concatenate(feats), np.concatenate(ranks), np.concatenate(suits)
+
+
+def random_scenes(n: int, seed: int, designs: Sequence[Any], render_scene: Any,
+                  scene_spec: Any) -> Iterator[Any]:
+    """Rendered tables of the given designs with every variation at random strengths."""
+    rng = np.random.default_rng(seed)
+    for k in range(n):
+        boxes = {f"box{b + 1}": [CARDS[int(i)] for i in rng.integers(0, 52, rng.integers(0, 5))]
+                 for b in range(int(rng.integers(3, 8)))}
+        spec = scene_spec(
+            boxes=boxes, dealer=[CARDS[int(i)] for i in rng.integers(0, 52, rng.integers(1, 4))],
+            card_width=int(rng.integers(85, 141)), hand_rotation=float(rng.uniform(0, 40)),
+            tilt=float(rng.uniform(0, 1)), uneven_light=float(rng.uniform(0, 1)),
+            glare=int(rng.integers(0, 3)), shadows=int(rng.integers(0, 3)),
+            motion_blur=float(rng.choice([0, 0, 2, 4])), noise=float(rng.uniform(0, 6)),
+            jpeg_quality=int(rng.integers(40, 95)), chips=int(rng.integers(2, 12)),
+            face_down=int(rng.integers(0, 4)))
+        yield render_scene(spec, designs[k % len(designs)], int(rng.integers(1 << 30)))
 
 
 def scene_negatives(scenes: Iterator[Any], share: float,
@@ -285,21 +308,20 @@ def scene_negatives(scenes: Iterator[Any], share: float,
     """Features of candidates far from every visible index point of rendered scenes."""
     feats = []
     for scene in scenes:
-        pairs = pair_blobs(find_blobs(scene.image))
-        if len(pairs) == 0:
+        features, rank_at, suit_at = candidate_features(scene.image)
+        if features.shape[0] == 0:
             continue
-        middle = (pairs.first + pairs.second) / 2
-        scale = np.hypot(*(pairs.second - pairs.first).T)
+        middle = (rank_at + suit_at) / 2
+        scale = np.hypot(*(suit_at - rank_at).T)
         points = np.array([p for t in scene.truth for p in t.index_points], np.float32)
         if points.size:
             nearest = np.min(np.hypot(middle[:, None, 0] - points[None, :, 0],
                                       middle[:, None, 1] - points[None, :, 1]), axis=1)
         else:
-            nearest = np.full(len(pairs), np.inf)
-        far = np.flatnonzero((nearest > 1.5 * scale) & (rng.random(len(pairs)) < share))
+            nearest = np.full(features.shape[0], np.inf)
+        far = np.flatnonzero((nearest > 1.5 * scale) & (rng.random(features.shape[0]) < share))
         if far.size:
-            feats.append(describe_crops(cut_all(scene.image, pairs.first[far],
-                                                pairs.second[far])))
+            feats.append(features[far])
     return np.concatenate(feats) if feats else np.zeros((0, FEATURE_SIZE), np.float32)
 
 
@@ -411,9 +433,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     # The renderer is only needed here, never by the recognizer at run time.
-    from hwsim.camera.dataset import generate_scenes
+    from hwsim.camera.cards import card_geometry
     from hwsim.camera.designs import DESIGNS, HELD_OUT_DESIGNS, TUNING_DESIGNS
-    from hwsim.camera.render import render_card
+    from hwsim.camera.render import SceneSpec, render_card, render_scene
 
     names = [d if isinstance(d, str) else d.name for d in TUNING_DESIGNS]
     held = {d if isinstance(d, str) else d.name for d in HELD_OUT_DESIGNS}
@@ -423,11 +445,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
-    sampler = CardSampler(designs, render_card)
+    sampler = CardSampler(designs, render_card, card_geometry)
     features, rank, suit = card_level_data(rng, sampler, args.samples)
     print(f"card-level: {features.shape[0]} examples, {(rank != NOT_INDEX).sum()} indices "
           f"({time.perf_counter() - started:.0f} s)", flush=True)
-    negatives = scene_negatives(generate_scenes(args.scenes, args.seed + 1000, names), 0.5, rng)
+    scenes = random_scenes(args.scenes, args.seed + 1000, designs, render_scene, SceneSpec)
+    negatives = scene_negatives(scenes, 0.5, rng)
     print(f"scene negatives: {negatives.shape[0]} ({time.perf_counter() - started:.0f} s)",
           flush=True)
     features = np.concatenate([features, negatives])

@@ -23,7 +23,7 @@ import numpy as np
 
 from vision.candidates import find_blobs, pair_blobs
 from vision.detection import RANKS, SUITS, Detection
-from vision.features import FEATURE_SIZE, cut_all, describe_crops
+from vision.features import FEATURE_SIZE, cut_all, describe_crops, turn_features
 from vision.layout import Layout
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
@@ -78,10 +78,9 @@ class Recognizer:
 
     def read_candidates(self, frame: np.ndarray) -> list[_Read]:
         """Every candidate pair the classifier accepts, before merging."""
-        pairs = pair_blobs(find_blobs(frame))
-        if len(pairs) == 0:
+        features, rank_at, suit_at = candidate_features(frame)
+        if features.shape[0] == 0:
             return []
-        features = describe_crops(cut_all(frame, pairs.first, pairs.second))
         rank_p, suit_p = self.classify(features)
         rank = rank_p.argmax(axis=1)
         suit = suit_p.argmax(axis=1)
@@ -89,10 +88,9 @@ class Recognizer:
         keep = np.flatnonzero((rank != NOT_INDEX) & (confidence >= self.min_confidence))
         reads: list[_Read] = []
         for k in keep:
-            first, second = pairs.first[k], pairs.second[k]
-            down = second - first
+            down = suit_at[k] - rank_at[k]
             scale = float(np.hypot(down[0], down[1]))
-            middle = (first + second) / 2.0
+            middle = (rank_at[k] + suit_at[k]) / 2.0
             reads.append(_Read(RANKS[rank[k]] + SUITS[suit[k]], float(middle[0]),
                                float(middle[1]), float(confidence[k]), scale,
                                (float(down[0] / scale), float(down[1] / scale))))
@@ -103,6 +101,24 @@ class Recognizer:
         self._net.setInput(np.ascontiguousarray(features, dtype=np.float32))
         rank_logits, suit_logits = self._net.forward(["rank", "suit"])
         return _softmax(rank_logits), _softmax(suit_logits)
+
+
+def candidate_features(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features of every (rank glyph, suit pip) order worth trying, with the two centres.
+
+    Each blob pair is cut out and described once; the order read the other way
+    round gets the same features turned half a turn.
+    """
+    pairs = pair_blobs(find_blobs(frame))
+    if len(pairs) == 0:
+        empty = np.zeros((0, 2), np.float32)
+        return np.zeros((0, FEATURE_SIZE), np.float32), empty, empty
+    features = describe_crops(cut_all(frame, pairs.first, pairs.second))
+    index, reverse, rank_at, suit_at = pairs.ordered()
+    ordered = features[index]
+    if reverse.any():
+        ordered[reverse] = turn_features(ordered[reverse])
+    return ordered, rank_at, suit_at
 
 
 def merge_reads(reads: list[_Read]) -> list[_Read]:

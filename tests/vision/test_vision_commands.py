@@ -1,0 +1,77 @@
+"""`tablectl vision detect` and `preview` on rendered pictures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from tablectl.cli import main
+
+camera = pytest.importorskip("hwsim.camera.render")
+designs_module = pytest.importorskip("hwsim.camera.designs")
+
+
+def _scene(tmp_path: Path) -> tuple[Path, Path, set[str]]:
+    name = designs_module.TUNING_DESIGNS[0]
+    design = designs_module.DESIGNS[name if isinstance(name, str) else name.name]
+    spec = camera.SceneSpec(boxes={"box1": ["QS", "4H"], "box2": ["TC", "6D", "JS"]},
+                            dealer=["AH"], card_width=115)
+    scene = camera.render_scene(spec, design, 11)
+    image = tmp_path / "scene.png"
+    cv2.imwrite(str(image), scene.image)
+    layout = tmp_path / "layout.json"
+    layout.write_text(json.dumps(scene.layout))
+    return image, layout, {t.card for t in scene.truth if t.index_points}
+
+
+def test_detect_json_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    image, layout, visible = _scene(tmp_path)
+    assert main(["vision", "detect", str(image), str(image), "--json", "--layout",
+                 str(layout)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 2
+    for line in lines:
+        doc = json.loads(line)
+        assert doc["image"] == str(image)
+        assert {c["card"] for c in doc["cards"]} == visible
+        for card in doc["cards"]:
+            assert set(card) == {"card", "x", "y", "box", "confidence"}
+            assert isinstance(card["x"], float) and isinstance(card["y"], float)
+            assert 0 <= card["x"] < 1280 and 0 <= card["y"] < 720
+            assert card["box"] in {"box1", "box2", "dealer"}
+            assert 0.0 < card["confidence"] <= 1.0
+
+
+def test_detect_reports_an_unreadable_image_and_goes_on(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    image, _layout, visible = _scene(tmp_path)
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(b"not a picture")
+    assert main(["vision", "detect", str(broken), str(image), "--json"]) == 1
+    captured = capsys.readouterr()
+    assert "broken.png" in captured.err and "skipped" in captured.err
+    (line,) = captured.out.strip().splitlines()
+    assert {c["card"] for c in json.loads(line)["cards"]} == visible
+
+
+def test_detect_with_a_bad_layout_says_so(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    image, _layout, _visible = _scene(tmp_path)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "table-layout/1"}')
+    assert main(["vision", "detect", str(image), "--layout", str(bad)]) == 1
+    assert "image_size" in capsys.readouterr().err
+
+
+def test_preview_writes_the_annotated_picture(tmp_path: Path) -> None:
+    image, layout, _visible = _scene(tmp_path)
+    out = tmp_path / "preview.png"
+    assert main(["vision", "preview", str(image), "--out", str(out), "--layout",
+                 str(layout)]) == 0
+    drawn = cv2.imread(str(out))
+    original = cv2.imread(str(image))
+    assert drawn is not None and drawn.shape == original.shape
+    assert (cv2.absdiff(drawn, original).max(axis=2) > 60).sum() > 500
