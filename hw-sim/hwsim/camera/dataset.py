@@ -56,6 +56,7 @@ def random_spec(rng: np.random.Generator, frame_size: tuple[int, int] = (1280, 7
         jpeg_quality=None if rng.random() < 0.15 else int(rng.integers(40, 96)),
         chips=int(rng.integers(0, 11)),
         face_down=int(rng.integers(0, 4)),
+        arms=int(rng.random() < 0.1),
         felt_print=bool(rng.random() < 0.85),
     )
 

@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from hwsim.camera import effects
+from hwsim.camera.arms import draw_arm
 from hwsim.camera.cards import (
     card_geometry,
     card_height,
@@ -43,6 +44,7 @@ BET_SPOT = 0.45  # betting spots' distance beyond the ring's inner edge, frame h
 FELT_ID = 0
 CHIP_ID = -2
 FACE_DOWN_ID = -3
+ARM_ID = -4
 PRINT_COLOURS = ((120, 200, 230), (235, 235, 235), (60, 170, 210))
 
 
@@ -69,6 +71,7 @@ class SceneSpec:
     jpeg_quality: int | None = None
     chips: int = 0  # chip stacks
     face_down: int = 0  # face-down cards
+    arms: int = 0  # the dealer's arm and hand over the table, covering what is under it
     felt_print: bool = True  # printed box lines and table text
 
     def __post_init__(self) -> None:
@@ -89,6 +92,9 @@ class SceneSpec:
             raise ValueError(f"frame size {w}x{h} is too small; use at least 160x120")
         if self.jpeg_quality is not None and not 1 <= self.jpeg_quality <= 100:
             raise ValueError(f"JPEG quality {self.jpeg_quality} is out of range 1-100")
+        if min(self.glare, self.shadows, self.chips, self.face_down, self.arms) < 0:
+            raise ValueError("counts of glare spots, shadows, chips, face-down cards and arms "
+                             "cannot be negative")
         if not 0.0 <= self.tilt <= 1.0 or not 0.0 <= self.uneven_light <= 1.0:
             raise ValueError("tilt and uneven_light are strengths from 0 to 1")
 
@@ -483,6 +489,15 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
         face_down_canvas.append(_apply(t, np.array([[back.shape[1] / 2, back.shape[0] / 2]])))
 
     _place_chips(rng, canvas, spec, geometry, names, card_quads)
+    for _ in range(spec.arms):
+        if card_quads:
+            target = card_quads[int(rng.integers(len(card_quads)))].mean(axis=0)
+        else:
+            target = np.array([rng.uniform(0.2, 0.8) * w, rng.uniform(0.3, 0.8) * h]) + margin
+        target = target + rng.uniform(-0.5, 0.5, 2) * spec.card_width
+        reach = (float(target[0] + rng.uniform(-0.3, 0.3) * w), float(margin - 0.1 * h))
+        draw_arm(rng, canvas.image, canvas.owner, ARM_ID, (float(target[0]), float(target[1])),
+                 reach, float(spec.card_width))
 
     to_frame = _camera(rng, spec.frame_size, margin, spec.tilt)
     image = cv2.warpPerspective(canvas.image, to_frame, (w, h), flags=cv2.INTER_LINEAR)
