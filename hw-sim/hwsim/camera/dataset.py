@@ -51,9 +51,10 @@ def random_spec(rng: np.random.Generator, frame_size: tuple[int, int] = (1280, 7
         uneven_light=float(rng.uniform(0.0, 1.0)),
         glare=int(rng.choice([0, 1, 2, 3], p=[0.3, 0.35, 0.25, 0.1])),
         shadows=int(rng.choice([0, 1, 2], p=[0.5, 0.35, 0.15])),
-        motion_blur=float(0.0 if rng.random() < 0.6 else rng.uniform(1.5, 5.0)),
+        # A fixed camera blurs little (vibration, rolling shutter): a few pixels at most.
+        motion_blur=float(0.0 if rng.random() < 0.65 else rng.uniform(1.5, 3.5)),
         noise=float(rng.uniform(0.0, 4.0)),
-        jpeg_quality=None if rng.random() < 0.15 else int(rng.integers(40, 96)),
+        jpeg_quality=None if rng.random() < 0.15 else int(rng.integers(50, 96)),
         chips=int(rng.integers(0, 11)),
         face_down=int(rng.integers(0, 4)),
         arms=int(rng.random() < 0.1),
