@@ -226,3 +226,19 @@ def test_table_frames_keep_one_layout_and_put_cards_in_their_box() -> None:
     assert np.mean(inside) > 0.7
     with pytest.raises(ValueError, match="box9"):
         render_table_frame({"box9": ["AS"]})
+
+
+def test_moving_cards_and_arms_are_drawn_but_never_in_the_truth() -> None:
+    still, layout = render_table_frame({"box2": ["9H", "4S"]}, seed=2)
+    busy, layout_busy = render_table_frame({"box2": ["9H", "4S"]}, seed=2, arms=1,
+                                           moving=["KS", "QD"])
+    assert layout_busy == layout
+    assert np.abs(busy.astype(int) - still.astype(int)).max(axis=2).mean() > 1.0
+    spec = SceneSpec(boxes={"box1": ["9H"]}, moving=["KS", "QD"], felt_print=False)
+    scene = render_scene(spec, DESIGNS[TUNING_DESIGNS[0]], 2)
+    assert [t.card for t in scene.truth] == ["9H"]
+    assert len(scene.moving) == 2
+    for x, y in scene.moving:
+        assert 0 <= x < 1280 and 0 <= y < 720
+    with pytest.raises(ValueError, match="bad card code 'K'"):
+        SceneSpec(boxes={"box1": []}, moving=["K"])

@@ -45,6 +45,7 @@ FELT_ID = 0
 CHIP_ID = -2
 FACE_DOWN_ID = -3
 ARM_ID = -4
+MOVING_ID = -5
 PRINT_COLOURS = ((120, 200, 230), (235, 235, 235), (60, 170, 210))
 
 
@@ -72,6 +73,7 @@ class SceneSpec:
     chips: int = 0  # chip stacks
     face_down: int = 0  # face-down cards
     arms: int = 0  # the dealer's arm and hand over the table, covering what is under it
+    moving: Sequence[str] = ()  # cards sliding across the felt, blurred (never in the truth)
     felt_print: bool = True  # printed box lines and table text
 
     def __post_init__(self) -> None:
@@ -79,7 +81,8 @@ class SceneSpec:
             raise ValueError(f"a table has 1 to 7 boxes, got {len(self.boxes)}")
         if "dealer" in self.boxes:
             raise ValueError("'dealer' is not a box name; give the dealer's cards as dealer=")
-        for name, hand in [*self.boxes.items(), ("dealer", self.dealer)]:
+        for name, hand in [*self.boxes.items(), ("dealer", self.dealer),
+                           ("moving", self.moving)]:
             if isinstance(hand, str):
                 raise ValueError(f"the hand of {name} must be a list of card codes, "
                                  f"not the string {hand!r}")
@@ -118,6 +121,7 @@ class RenderedScene:
     layout: dict[str, Any]
     face_down: list[tuple[float, float]]
     design: str = ""
+    moving: list[tuple[float, float]] = field(default_factory=list)  # centres of moving cards
     card_width: int = 0
     seed: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
@@ -428,6 +432,36 @@ def _place_chips(rng: np.random.Generator, canvas: _Canvas, spec: SceneSpec,
                         str(rng.choice(DENOMINATIONS)))
 
 
+def _draw_moving_card(rng: np.random.Generator, canvas: _Canvas, geometry: TableGeometry,
+                      card: str, design: CardDesign, width: int) -> np.ndarray:
+    """A card sliding from the dealer to a box, smeared along its path; returns its centre."""
+    sprite = render_card(card, design, width)
+    length = rng.uniform(0.3, 0.6) * width
+    pad = int(length) + 2
+    sprite = cv2.copyMakeBorder(sprite, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    size = int(length) | 1
+    kernel = np.zeros((size, size), np.float32)
+    angle = rng.uniform(0, math.pi)
+    c = size // 2
+    dx, dy = math.cos(angle) * length / 2, math.sin(angle) * length / 2
+    cv2.line(kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1)
+    kernel /= kernel.sum()
+    # Blur colour weighted by alpha so the card's edge fades into the felt, not into black.
+    alpha = sprite[:, :, 3:].astype(np.float32) / 255.0
+    colour = cv2.filter2D(sprite[:, :, :3].astype(np.float32) * alpha, -1, kernel)
+    cover = cv2.filter2D(alpha[:, :, 0], -1, kernel)[:, :, None]
+    smeared = np.dstack([colour / np.maximum(cover, 1e-3), cover * 255.0])
+    sprite = np.clip(smeared, 0, 255).astype(np.uint8)
+    lo, hi = geometry.first_angle, geometry.last_angle
+    x, y = geometry.ring_point(geometry.inner + rng.uniform(-0.1, 0.15) * geometry.size[1],
+                               rng.uniform(lo + 10, hi - 10))
+    sh, sw = sprite.shape[:2]
+    m = _shift(x + canvas.margin, y + canvas.margin) @ _rot(float(rng.uniform(0, 360))) @ _shift(
+        -sw / 2, -sh / 2)
+    canvas.paste(sprite, m, MOVING_ID, 0.0)
+    return np.array([[x + canvas.margin, y + canvas.margin]])
+
+
 def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScene:
     """Draw `spec` with cards of `design`; the same spec, design and seed give the same scene."""
     rng = np.random.default_rng(seed)
@@ -479,6 +513,8 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
             card_quads.append(_apply(canvas_m, np.array(
                 [[0, 0], [spec.card_width, 0], [spec.card_width, ch], [0, ch]], float)))
 
+    moving_canvas = [_draw_moving_card(rng, canvas, geometry, card, design, spec.card_width)
+                     for card in spec.moving]
     face_down_canvas: list[np.ndarray] = []
     back = render_back(design, spec.card_width)
     for _ in range(spec.face_down):
@@ -517,6 +553,7 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
                 partial.append((float(cx), float(cy)))
         truth.append(CardTruth(pc.card, pc.box, points, partial))
     face_down = [tuple(float(v) for v in _apply(to_frame, p)[0]) for p in face_down_canvas]
+    moving = [tuple(float(v) for v in _apply(to_frame, p)[0]) for p in moving_canvas]
 
     image = effects.hand_shadows(rng, image, spec.shadows)
     image = effects.uneven_light(rng, image, spec.uneven_light)
@@ -528,4 +565,5 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
         image=np.ascontiguousarray(image), truth=truth,
         layout=_layout(geometry, names, to_frame, margin),
         face_down=[(p[0], p[1]) for p in face_down], design=design.name,
+        moving=[(p[0], p[1]) for p in moving],
         card_width=spec.card_width, seed=seed)

@@ -23,7 +23,7 @@ DEFAULT_CARD_WIDTH = 100
 
 
 def _spec(table: Mapping[str, Sequence[str]], card_width: int,
-          frame_size: tuple[int, int]) -> SceneSpec:
+          frame_size: tuple[int, int], arms: int, moving: Sequence[str]) -> SceneSpec:
     unknown = sorted(set(table) - set(TABLE_BOXES) - {"dealer"})
     if unknown:
         raise ValueError(f"unknown table places {unknown}: use box1 to box7 and dealer")
@@ -31,7 +31,7 @@ def _spec(table: Mapping[str, Sequence[str]], card_width: int,
     # A lit table seen straight from above: light variations only, so the layout stays fixed.
     return SceneSpec(boxes=boxes, dealer=list(table.get("dealer", ())), card_width=card_width,
                      frame_size=frame_size, hand_rotation=12.0, tilt=0.0, uneven_light=0.3,
-                     noise=1.5, jpeg_quality=90)
+                     noise=1.5, jpeg_quality=90, arms=arms, moving=list(moving))
 
 
 def table_layout(frame_size: tuple[int, int] = (1280, 720)) -> dict[str, Any]:
@@ -42,12 +42,14 @@ def table_layout(frame_size: tuple[int, int] = (1280, 720)) -> dict[str, Any]:
 def render_table_frame(table: Mapping[str, Sequence[str]],
                        design: CardDesign | str = DEFAULT_DESIGN, seed: int = 0,
                        card_width: int = DEFAULT_CARD_WIDTH,
-                       frame_size: tuple[int, int] = (1280, 720),
-                       ) -> tuple[np.ndarray, dict[str, Any]]:
+                       frame_size: tuple[int, int] = (1280, 720), arms: int = 0,
+                       moving: Sequence[str] = ()) -> tuple[np.ndarray, dict[str, Any]]:
     """Draw the cards of `table` ({"box1": [...], ..., "dealer": [...]}) on the felt.
 
-    Returns the BGR frame and the layout. Same table, design and seed: same frame.
+    `arms` dealer's arms reach over the cards and `moving` cards slide across the
+    felt, smeared by motion, as in the frames a tracker must not turn into events.
+    Returns the BGR frame and the layout. Same arguments and seed: same frame.
     """
     chosen = design_named(design) if isinstance(design, str) else design
-    scene = render_scene(_spec(table, card_width, frame_size), chosen, seed)
+    scene = render_scene(_spec(table, card_width, frame_size, arms, moving), chosen, seed)
     return scene.image, scene.layout
