@@ -561,10 +561,10 @@ class Table:
         if len(hand.cards) > 2:
             hand.decisions += 1
         total = hand.total()
-        if hard_total(hand.cards) > 21:
+        if total > 21:
             self._end_hand(hand, "bust")
             return
-        if not hand.from_split and is_triple_seven(hand.cards) and rules.triple_seven != "none":
+        if rules.triple_seven != "none" and not hand.from_split and is_triple_seven(hand.cards):
             odds = ratio(rules.triple_seven_pays)
             if rules.triple_seven == "at_once_ends_box":
                 for player in hand.open_players():
@@ -601,12 +601,6 @@ class Table:
             return
         if hand.autoplay and total > 11:
             self._end_hand(hand, "stood")
-            return
-        if hand.owed == 0 and rules.split_deals_both_hands and hand.from_split:
-            # The other split hand may still be owed its card.
-            for other in box.hands:
-                if other.owed and other is not hand:
-                    return
 
     def _pay_21_now(self, box: Box, hand: Hand) -> None:
         """A player's 21 wins at once (Spanish-21 family), with its bonus."""
