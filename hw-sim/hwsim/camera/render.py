@@ -23,6 +23,7 @@ import numpy as np
 
 from hwsim.camera import effects
 from hwsim.camera.arms import draw_arm
+from hwsim.camera.camera_view import camera_homography, in_frame_fraction, layout_seen
 from hwsim.camera.cards import (
     card_geometry,
     card_height,
@@ -33,19 +34,26 @@ from hwsim.camera.cards import (
 )
 from hwsim.camera.chips import DENOMINATIONS, draw_chip_stack
 from hwsim.camera.designs import CardDesign
-from hwsim.camera.table_geometry import Point, TableGeometry, inside
+from hwsim.camera.fanning import FanStyle, place_hand
+from hwsim.camera.plane import (
+    ARM_ID,
+    CHIP_ID,
+    FACE_DOWN_ID,
+    MOVING_ID,
+    TablePlane,
+    apply,
+    box_quad,
+    free_spot,
+    rot,
+    shift,
+)
+from hwsim.camera.table_geometry import Point, TableGeometry
 
 __all__ = ["CardTruth", "RenderedScene", "SceneSpec", "render_card", "render_scene"]
 
-LAYOUT_FORMAT = "table-layout/1"
 MIN_VISIBLE = 0.8
 MIN_PARTIAL = 0.3
 BET_SPOT = 0.45  # betting spots' distance beyond the ring's inner edge, frame heights
-FELT_ID = 0
-CHIP_ID = -2
-FACE_DOWN_ID = -3
-ARM_ID = -4
-MOVING_ID = -5
 PRINT_COLOURS = ((120, 200, 230), (235, 235, 235), (60, 170, 210))
 
 
@@ -150,150 +158,7 @@ class _PlacedCard:
     index_quads: list[np.ndarray]  # canvas coordinates, one 4x2 quad per index corner
 
 
-def _rot(deg: float) -> np.ndarray:
-    a = math.radians(deg)
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
-def _shift(x: float, y: float) -> np.ndarray:
-    return np.array([[1.0, 0.0, x], [0.0, 1.0, y], [0.0, 0.0, 1.0]])
-
-
-def _apply(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    ones = np.ones((pts.shape[0], 1))
-    out = np.hstack([pts, ones]) @ m.T
-    return out[:, :2] / out[:, 2:3]
-
-
-class _Canvas:
-    """The table plane: image, owner map and the frame's offset in it."""
-
-    def __init__(self, image: np.ndarray, margin: int) -> None:
-        self.image = image
-        self.owner: np.ndarray = np.zeros(image.shape[:2], np.int16)
-        self.margin = margin
-
-    def paste(self, sprite: np.ndarray, m: np.ndarray, owner_id: int, shadow: float) -> None:
-        """Draw a BGRA sprite through the 3x3 affine `m` (sprite pixels -> canvas pixels)."""
-        h, w = int(sprite.shape[0]), int(sprite.shape[1])
-        corners = _apply(m, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
-        ch, cw = int(self.owner.shape[0]), int(self.owner.shape[1])
-        x0 = max(0, int(math.floor(corners[:, 0].min())) - 4)
-        y0 = max(0, int(math.floor(corners[:, 1].min())) - 4)
-        x1 = min(cw, int(math.ceil(corners[:, 0].max())) + 6)
-        y1 = min(ch, int(math.ceil(corners[:, 1].max())) + 6)
-        if x1 <= x0 or y1 <= y0:
-            return
-        local = _shift(-x0, -y0) @ m
-        warped = cv2.warpAffine(sprite, local[:2], (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
-                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
-        alpha = warped[:, :, 3].astype(np.float32) / 255.0
-        roi = self.image[y0:y1, x0:x1].astype(np.float32)
-        if shadow > 0:
-            offset = max(1.0, 0.02 * w)
-            drop = cv2.warpAffine(alpha, np.array([[1, 0, offset], [0, 1, offset]], np.float32),
-                                  (x1 - x0, y1 - y0))
-            drop = cv2.GaussianBlur(drop, (0, 0), offset)
-            roi *= (1.0 - shadow * drop)[:, :, None]
-        roi = roi * (1 - alpha[:, :, None]) + warped[:, :, :3].astype(np.float32) * alpha[
-            :, :, None]
-        self.image[y0:y1, x0:x1] = np.clip(roi, 0, 255).astype(np.uint8)
-        self.owner[y0:y1, x0:x1][alpha > 0.5] = owner_id
-
-    def own_fraction(self, quad: np.ndarray, owner_id: int) -> float:
-        """Share of the quad's pixels that belong to `owner_id`."""
-        ch, cw = int(self.owner.shape[0]), int(self.owner.shape[1])
-        x0 = max(0, int(math.floor(quad[:, 0].min())))
-        y0 = max(0, int(math.floor(quad[:, 1].min())))
-        x1 = min(cw, int(math.ceil(quad[:, 0].max())) + 1)
-        y1 = min(ch, int(math.ceil(quad[:, 1].max())) + 1)
-        if x1 <= x0 or y1 <= y0:
-            return 0.0
-        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.fillConvexPoly(mask, np.round(quad - (x0, y0)).astype(np.int32), 1)
-        total = int(mask.sum())
-        if total == 0:
-            return 0.0
-        mine = int((mask.astype(bool) & (self.owner[y0:y1, x0:x1] == owner_id)).sum())
-        return mine / total
-
-
-def _fan(rng: np.random.Generator, n: int, w: int, h: int, jitter: float,
-         dealer: bool) -> list[tuple[float, float, float]]:
-    """Card centres and turns in hand coordinates, each card leaving the last one's index."""
-    if dealer:
-        style = str(rng.choice(["spread", "right"]))
-    else:
-        style = str(rng.choice(["right", "diagonal", "down"], p=[0.4, 0.4, 0.2]))
-    cards = []
-    x = y = 0.0
-    for k in range(n):
-        if k > 0:
-            if style == "spread":
-                x += w * rng.uniform(0.55, 1.08)
-                y += h * rng.uniform(-0.03, 0.03)
-            elif style == "right":
-                x += w * rng.uniform(0.28, 0.4)
-                y += h * rng.uniform(-0.02, 0.08)
-            elif style == "diagonal":
-                x += w * rng.uniform(0.26, 0.36)
-                y += h * rng.uniform(0.1, 0.22)
-            else:
-                x += w * rng.uniform(-0.02, 0.1)
-                y += h * rng.uniform(0.4, 0.5)
-        cards.append((x + w / 2, y + h / 2, float(rng.uniform(-jitter, jitter))))
-    return cards
-
-
-def _place_hand(rng: np.random.Generator, spec: SceneSpec, hand: Sequence[str],
-                anchors: Callable[[np.random.Generator], Point], polygon: Sequence[Point],
-                index_quads: tuple[np.ndarray, np.ndarray], dealer: bool) -> list[np.ndarray]:
-    """Card transforms (card pixels -> table plane) for one hand, kept inside its area.
-
-    Tries random fans, turns and places and keeps the first that has every
-    index inside the hand's area, the cards within the area and the frame (or
-    the best one tried).
-    """
-    w = spec.card_width
-    h = card_height(w)
-    frame_w, frame_h = spec.frame_size
-    outline = np.array([[0, 0], [w, 0], [w, h], [0, h], [w / 2, 0], [w / 2, h], [0, h / 2],
-                        [w, h / 2]], float)
-    best: list[np.ndarray] = []
-    best_score = -1.0
-    for attempt in range(60):
-        scale = 1.0 if attempt < 30 else 0.5  # fall back to milder turns
-        fan = _fan(rng, len(hand), w, h, spec.card_jitter * scale, dealer)
-        centre = np.mean([(cx, cy) for cx, cy, _ in fan], axis=0)
-        turn = float(rng.uniform(-spec.hand_rotation, spec.hand_rotation)) * scale
-        anchor = anchors(rng)
-        hand_m = _shift(anchor[0], anchor[1]) @ _rot(turn) @ _shift(-centre[0], -centre[1])
-        transforms = [hand_m @ _shift(cx, cy) @ _rot(a) @ _shift(-w / 2, -h / 2)
-                      for cx, cy, a in fan]
-        points: list[np.ndarray] = []
-        for k, m in enumerate(transforms):
-            quads = [index_quads[0]] + ([index_quads[1]] if k == len(transforms) - 1 else [])
-            points.extend(_apply(m, q).mean(axis=0) for q in quads)
-        corners = np.vstack([_apply(m, outline) for m in transforms])
-        index_in_area = np.mean([inside(polygon, (p[0], p[1]), 0.08 * w) for p in points])
-        cards_in_area = np.mean([inside(polygon, (p[0], p[1]), -0.12 * w) for p in corners])
-        in_frame = float(np.mean((corners[:, 0] > 2) & (corners[:, 0] < frame_w - 2)
-                                 & (corners[:, 1] > 2) & (corners[:, 1] < frame_h - 2)))
-        score = float(2 * index_in_area + cards_in_area + in_frame)
-        if score > best_score:
-            best, best_score = transforms, score
-        if score >= 4.0:
-            break
-    return best
-
-
-def _quad(box: tuple[float, float, float, float]) -> np.ndarray:
-    x0, y0, x1, y1 = box
-    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
-
-
-def _print_felt(canvas: _Canvas, rng: np.random.Generator, geometry: TableGeometry,
+def _print_felt(canvas: TablePlane, rng: np.random.Generator, geometry: TableGeometry,
                 names: Sequence[str], card_width: int) -> None:
     """Printed lines of the boxes, a betting spot in each and the table's text."""
     m = canvas.margin
@@ -321,88 +186,7 @@ def _print_felt(canvas: _Canvas, rng: np.random.Generator, geometry: TableGeomet
                     max(1, t // 2), cv2.LINE_AA)
 
 
-def _camera(rng: np.random.Generator, size: tuple[int, int], margin: int,
-            tilt: float) -> np.ndarray:
-    """Homography from canvas pixels to frame pixels for a camera tilted by `tilt`."""
-    w, h = size
-    top = tilt * rng.uniform(0.03, 0.12) * w
-    bottom = tilt * rng.uniform(0.0, 0.03) * w
-    src = np.array([[-top, -tilt * rng.uniform(0, 0.05) * h],
-                    [w + top, -tilt * rng.uniform(0, 0.05) * h],
-                    [w - bottom, h + tilt * rng.uniform(0, 0.03) * h],
-                    [bottom, h + tilt * rng.uniform(0, 0.03) * h]], np.float64)
-    src += rng.uniform(-1, 1, (4, 2)) * tilt * 0.015 * w
-    turn = _rot(tilt * rng.uniform(-3, 3))
-    src = _apply(_shift(w / 2, h / 2) @ turn @ _shift(-w / 2, -h / 2), src) + margin
-    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
-    return cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32)).astype(
-        np.float64)
-
-
-def _clip_to_rect(poly: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
-    """Sutherland-Hodgman clip of a polygon to an axis-aligned rectangle."""
-    pts = [tuple(p) for p in poly]
-    for axis, bound, keep_above in ((0, x0, True), (0, x1, False), (1, y0, True),
-                                    (1, y1, False)):
-        out: list[tuple[float, float]] = []
-        for i, cur in enumerate(pts):
-            prev = pts[i - 1]
-            cur_in = (cur[axis] >= bound) if keep_above else (cur[axis] <= bound)
-            prev_in = (prev[axis] >= bound) if keep_above else (prev[axis] <= bound)
-            if cur_in != prev_in:
-                t = (bound - prev[axis]) / (cur[axis] - prev[axis])
-                out.append((prev[0] + t * (cur[0] - prev[0]), prev[1] + t * (cur[1] - prev[1])))
-            if cur_in:
-                out.append(cur)
-        pts = out
-        if not pts:
-            break
-    return np.asarray(pts, np.float64).reshape(-1, 2)
-
-
-def _layout(geometry: TableGeometry, names: Sequence[str], to_frame: np.ndarray,
-            margin: int) -> dict[str, Any]:
-    """The boxes and dealer area as the camera sees them (polygons in frame pixels)."""
-    w, h = geometry.size
-    areas: dict[str, list[list[float]]] = {}
-    polygons = {name: geometry.box_polygon(len(names), k) for k, name in enumerate(names)}
-    polygons["dealer"] = geometry.dealer_polygon()
-    for name, poly in polygons.items():
-        # Only the table plane the canvas holds maps sensibly through the camera.
-        plane = _clip_to_rect(np.asarray(poly, np.float64), -margin, -margin, w + margin,
-                              h + margin)
-        img = _clip_to_rect(_apply(to_frame, plane + margin), 0, 0, w, h)
-        areas[name] = [[round(float(x), 1), round(float(y), 1)] for x, y in img]
-    return {"format": LAYOUT_FORMAT, "image_size": [w, h], "areas": areas}
-
-
-def _in_frame_fraction(quad: np.ndarray, size: tuple[int, int]) -> float:
-    w, h = size
-    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    area = cv2.contourArea(quad.astype(np.float32))
-    if area <= 0:
-        return 0.0
-    inter, _ = cv2.intersectConvexConvex(quad.astype(np.float32), frame)
-    return float(inter) / area
-
-
-def _free_spot(rng: np.random.Generator, canvas: _Canvas, sprite_w: int, sprite_h: int,
-               size: tuple[int, int]) -> np.ndarray | None:
-    """A transform that puts a sprite on bare felt inside the frame, or None."""
-    w, h = size
-    m = canvas.margin
-    for _ in range(60):
-        cx, cy = rng.uniform(0.08 * w, 0.92 * w) + m, rng.uniform(0.1 * h, 0.9 * h) + m
-        t = _shift(cx, cy) @ _rot(float(rng.uniform(0, 360))) @ _shift(-sprite_w / 2,
-                                                                        -sprite_h / 2)
-        quad = _apply(t, np.array([[0, 0], [sprite_w, 0], [sprite_w, sprite_h],
-                                   [0, sprite_h]], float))
-        if canvas.own_fraction(quad, FELT_ID) > 0.995:
-            return t
-    return None
-
-
-def _place_chips(rng: np.random.Generator, canvas: _Canvas, spec: SceneSpec,
+def _place_chips(rng: np.random.Generator, canvas: TablePlane, spec: SceneSpec,
                  geometry: TableGeometry, names: Sequence[str],
                  card_boxes: list[np.ndarray]) -> None:
     w, h = spec.frame_size
@@ -432,7 +216,7 @@ def _place_chips(rng: np.random.Generator, canvas: _Canvas, spec: SceneSpec,
                         str(rng.choice(DENOMINATIONS)))
 
 
-def _draw_moving_card(rng: np.random.Generator, canvas: _Canvas, geometry: TableGeometry,
+def _draw_moving_card(rng: np.random.Generator, canvas: TablePlane, geometry: TableGeometry,
                       card: str, design: CardDesign, width: int) -> np.ndarray:
     """A card sliding from the dealer to a box, smeared along its path; returns its centre."""
     sprite = render_card(card, design, width)
@@ -456,7 +240,7 @@ def _draw_moving_card(rng: np.random.Generator, canvas: _Canvas, geometry: Table
     x, y = geometry.ring_point(geometry.inner + rng.uniform(-0.1, 0.15) * geometry.size[1],
                                rng.uniform(lo + 10, hi - 10))
     sh, sw = sprite.shape[:2]
-    m = _shift(x + canvas.margin, y + canvas.margin) @ _rot(float(rng.uniform(0, 360))) @ _shift(
+    m = shift(x + canvas.margin, y + canvas.margin) @ rot(float(rng.uniform(0, 360))) @ shift(
         -sw / 2, -sh / 2)
     canvas.paste(sprite, m, MOVING_ID, 0.0)
     return np.array([[x + canvas.margin, y + canvas.margin]])
@@ -469,13 +253,13 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
     margin = round(0.25 * w)
     geometry = TableGeometry.for_frame(spec.frame_size)
     felt_colour = effects.FELT_COLOURS[int(rng.integers(len(effects.FELT_COLOURS)))]
-    canvas = _Canvas(effects.felt(rng, w + 2 * margin, h + 2 * margin, felt_colour), margin)
+    canvas = TablePlane(effects.felt(rng, w + 2 * margin, h + 2 * margin, felt_colour), margin)
     names = list(spec.boxes)
     if spec.felt_print:
         _print_felt(canvas, rng, geometry, names, spec.card_width)
 
     geom = card_geometry(design, spec.card_width)
-    quads = (_quad(geom.top_left), _quad(geom.bottom_right))
+    quads = (box_quad(geom.top_left), box_quad(geom.bottom_right))
     ch = card_height(spec.card_width)
     hands: list[tuple[str, Sequence[str], Callable[[np.random.Generator], Point],
                       list[Point]]] = []
@@ -497,20 +281,21 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
 
     placed: list[_PlacedCard] = []
     card_quads: list[np.ndarray] = []
+    style = FanStyle(spec.card_width, spec.frame_size, spec.hand_rotation, spec.card_jitter)
     shadow = float(rng.uniform(0.2, 0.45))
     for name, hand, anchors, polygon in hands:
         if not hand:
             continue
-        transforms = _place_hand(rng, spec, hand, anchors, polygon, quads,
+        transforms = place_hand(rng, style, hand, anchors, polygon, quads,
                                  name == "dealer")
         for card, m in zip(hand, transforms, strict=True):
-            canvas_m = _shift(margin, margin) @ m
+            canvas_m = shift(margin, margin) @ m
             owner_id = len(placed) + 1
             canvas.paste(render_card(card, design, spec.card_width), canvas_m, owner_id, shadow)
-            own_quads = [_quad(b) for b in index_boxes(design, spec.card_width, card[0])]
+            own_quads = [box_quad(b) for b in index_boxes(design, spec.card_width, card[0])]
             placed.append(_PlacedCard(card, name, owner_id,
-                                      [_apply(canvas_m, q) for q in own_quads]))
-            card_quads.append(_apply(canvas_m, np.array(
+                                      [apply(canvas_m, q) for q in own_quads]))
+            card_quads.append(apply(canvas_m, np.array(
                 [[0, 0], [spec.card_width, 0], [spec.card_width, ch], [0, ch]], float)))
 
     moving_canvas = [_draw_moving_card(rng, canvas, geometry, card, design, spec.card_width)
@@ -518,11 +303,11 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
     face_down_canvas: list[np.ndarray] = []
     back = render_back(design, spec.card_width)
     for _ in range(spec.face_down):
-        t = _free_spot(rng, canvas, back.shape[1], back.shape[0], spec.frame_size)
+        t = free_spot(rng, canvas, back.shape[1], back.shape[0], spec.frame_size)
         if t is None:
             continue
         canvas.paste(back, t, FACE_DOWN_ID, shadow)
-        face_down_canvas.append(_apply(t, np.array([[back.shape[1] / 2, back.shape[0] / 2]])))
+        face_down_canvas.append(apply(t, np.array([[back.shape[1] / 2, back.shape[0] / 2]])))
 
     _place_chips(rng, canvas, spec, geometry, names, card_quads)
     for _ in range(spec.arms):
@@ -535,7 +320,7 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
         draw_arm(rng, canvas.image, canvas.owner, ARM_ID, (float(target[0]), float(target[1])),
                  reach, float(spec.card_width))
 
-    to_frame = _camera(rng, spec.frame_size, margin, spec.tilt)
+    to_frame = camera_homography(rng, spec.frame_size, margin, spec.tilt)
     image = cv2.warpPerspective(canvas.image, to_frame, (w, h), flags=cv2.INTER_LINEAR)
 
     truth = []
@@ -543,17 +328,17 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
         points: list[tuple[float, float]] = []
         partial: list[tuple[float, float]] = []
         for quad in pc.index_quads:
-            frame_quad = _apply(to_frame, quad)
+            frame_quad = apply(to_frame, quad)
             open_share = min(canvas.own_fraction(quad, pc.owner_id),
-                             _in_frame_fraction(frame_quad, spec.frame_size))
+                             in_frame_fraction(frame_quad, spec.frame_size))
             cx, cy = frame_quad.mean(axis=0)
             if open_share >= MIN_VISIBLE:
                 points.append((float(cx), float(cy)))
             elif open_share >= MIN_PARTIAL:
                 partial.append((float(cx), float(cy)))
         truth.append(CardTruth(pc.card, pc.box, points, partial))
-    face_down = [tuple(float(v) for v in _apply(to_frame, p)[0]) for p in face_down_canvas]
-    moving = [tuple(float(v) for v in _apply(to_frame, p)[0]) for p in moving_canvas]
+    face_down = [tuple(float(v) for v in apply(to_frame, p)[0]) for p in face_down_canvas]
+    moving = [tuple(float(v) for v in apply(to_frame, p)[0]) for p in moving_canvas]
 
     image = effects.hand_shadows(rng, image, spec.shadows)
     image = effects.uneven_light(rng, image, spec.uneven_light)
@@ -563,7 +348,7 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
     image = effects.jpeg(image, spec.jpeg_quality)
     return RenderedScene(
         image=np.ascontiguousarray(image), truth=truth,
-        layout=_layout(geometry, names, to_frame, margin),
+        layout=layout_seen(geometry, names, to_frame, margin),
         face_down=[(p[0], p[1]) for p in face_down], design=design.name,
         moving=[(p[0], p[1]) for p in moving],
         card_width=spec.card_width, seed=seed)
