@@ -425,9 +425,9 @@ def export(model: MLP, mean: np.ndarray, std: np.ndarray, path: Path) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--samples", type=int, default=2400, help="card-level canvases")
-    parser.add_argument("--scenes", type=int, default=60, help="rendered scenes for negatives")
-    parser.add_argument("--epochs", type=int, default=40)
+    parser.add_argument("--samples", type=int, default=3000, help="card-level canvases")
+    parser.add_argument("--scenes", type=int, default=120, help="rendered scenes for negatives")
+    parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--out", type=Path, default=MODEL_FILE)
     args = parser.parse_args(argv)
@@ -450,7 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"card-level: {features.shape[0]} examples, {(rank != NOT_INDEX).sum()} indices "
           f"({time.perf_counter() - started:.0f} s)", flush=True)
     scenes = random_scenes(args.scenes, args.seed + 1000, designs, render_scene, SceneSpec)
-    negatives = scene_negatives(scenes, 0.5, rng)
+    negatives = scene_negatives(scenes, 1.0, rng)
     print(f"scene negatives: {negatives.shape[0]} ({time.perf_counter() - started:.0f} s)",
           flush=True)
     features = np.concatenate([features, negatives])

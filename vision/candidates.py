@@ -85,10 +85,12 @@ def ink_masks(darkest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return loose, strict
 
 
-def white_mask(frame: np.ndarray, darkest: np.ndarray) -> np.ndarray:
+def white_mask(frame: np.ndarray, darkest: np.ndarray,
+               brightest: np.ndarray | None = None) -> np.ndarray:
     """255 where the frame looks like card stock: colourless, and bright for its area."""
-    blue, green, red = cv2.split(frame)
-    brightest = cv2.max(cv2.max(blue, green), red)
+    if brightest is None:
+        blue, green, red = cv2.split(frame)
+        brightest = cv2.max(cv2.max(blue, green), red)
     _, colourless = cv2.threshold(cv2.subtract(brightest, darkest), 59, 255,
                                   cv2.THRESH_BINARY_INV)
     # "Bright" relative to the brightest level nearby, so shade and glare do not matter.
@@ -114,32 +116,33 @@ def _glyph_components(ink: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
 def find_blobs(frame: np.ndarray) -> Blobs:
     """Ink blobs of glyph size lying on card-white ground.
 
-    Three passes, each adding only glyphs the earlier ones did not cover: the
-    loose ink mask, the strict one, and the strict one thinned by a pixel (a
-    glyph printed touching a border line comes free of it).
+    Two passes, the second adding only glyphs the first did not cover: the loose
+    ink mask, then the strict one thinned by a pixel (a glyph printed touching a
+    border line comes free of it).
     """
-    darkest = darkest_channel(frame)
-    white = white_mask(frame, darkest)
+    blue, green, red = cv2.split(frame)
+    darkest = cv2.min(cv2.min(blue, green), red)
+    white = white_mask(frame, darkest, cv2.max(cv2.max(blue, green), red))
     # Ink counts only near card stock: felt texture and print make no components.
     near_card = cv2.dilate(white, _NEAR)
-    loose, strict = (cv2.bitwise_and(m, near_card) for m in ink_masks(darkest))
-    thinned = cv2.erode(strict, _CROSS)
+    loose, strict = ink_masks(darkest)
+    loose = cv2.bitwise_and(loose, near_card)
+    thinned = cv2.bitwise_and(cv2.erode(strict, _CROSS), near_card)
     boxes, longest, centres = _glyph_components(loose)
-    for mask in (strict, thinned):
-        m_boxes, m_longest, m_centres = _glyph_components(mask)
-        if mask is thinned:
-            m_boxes = m_boxes + np.array([-1, -1, 2, 2], m_boxes.dtype)
-            m_longest = m_longest + 2
-        if m_boxes.shape[0] and boxes.shape[0]:
-            inside = ((m_centres[:, None, 0] >= boxes[None, :, 0])
-                      & (m_centres[:, None, 0] <= boxes[None, :, 0] + boxes[None, :, 2])
-                      & (m_centres[:, None, 1] >= boxes[None, :, 1])
-                      & (m_centres[:, None, 1] <= boxes[None, :, 1] + boxes[None, :, 3]))
-            new = ~inside.any(axis=1)
-            m_boxes, m_longest, m_centres = m_boxes[new], m_longest[new], m_centres[new]
-        boxes = np.concatenate([boxes, m_boxes])
-        longest = np.concatenate([longest, m_longest])
-        centres = np.concatenate([centres, m_centres])
+    t_boxes, t_longest, t_centres = _glyph_components(thinned)
+    # Thinning took a pixel off every side.
+    t_boxes = t_boxes + np.array([-1, -1, 2, 2], t_boxes.dtype)
+    t_longest = t_longest + 2
+    if t_boxes.shape[0] and boxes.shape[0]:
+        inside = ((t_centres[:, None, 0] >= boxes[None, :, 0])
+                  & (t_centres[:, None, 0] <= boxes[None, :, 0] + boxes[None, :, 2])
+                  & (t_centres[:, None, 1] >= boxes[None, :, 1])
+                  & (t_centres[:, None, 1] <= boxes[None, :, 1] + boxes[None, :, 3]))
+        new = ~inside.any(axis=1)
+        t_boxes, t_longest, t_centres = t_boxes[new], t_longest[new], t_centres[new]
+    boxes = np.concatenate([boxes, t_boxes])
+    longest = np.concatenate([longest, t_longest])
+    centres = np.concatenate([centres, t_centres])
     if boxes.shape[0]:
         ring = _ring_fraction(white, boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3])
         on_card = ring >= MIN_WHITE_RING

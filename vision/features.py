@@ -44,29 +44,6 @@ def turn_features(features: np.ndarray) -> np.ndarray:
                           axis=1)
 
 
-def crop_transform(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """2x3 affine matrix from frame to crop coordinates for one candidate."""
-    down = second - first
-    scale = float(np.hypot(down[0], down[1]))
-    down = down / max(scale, 1e-6)
-    right = np.array([-down[1], down[0]], dtype=np.float64)
-    middle = (first + second) / 2.0
-    origin = middle - HALF_WIDTH * scale * right + TOP * scale * down
-    corner_right = origin + 2 * HALF_WIDTH * scale * right
-    corner_down = origin + (BOTTOM - TOP) * scale * down
-    src = np.array([origin, corner_right, corner_down], dtype=np.float32)
-    # Pixel centres: the crop's centre pixel position (W-1)/2, (H-1)/2 is the midpoint.
-    dst = np.array([[-0.5, -0.5], [CROP_W - 0.5, -0.5], [-0.5, CROP_H - 0.5]], dtype=np.float32)
-    return cv2.getAffineTransform(src, dst)
-
-
-def cut_crop(frame: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """The upright colour crop (CROP_H x CROP_W x 3) of one candidate."""
-    matrix = crop_transform(first.astype(np.float64), second.astype(np.float64))
-    return cv2.warpAffine(frame, matrix, (CROP_W, CROP_H), flags=cv2.INTER_AREA,
-                          borderMode=cv2.BORDER_REPLICATE)
-
-
 _CELL_INDEX = ((np.arange(CROP_H) // CELL)[:, None] * _CELLS_X
                + (np.arange(CROP_W) // CELL)[None, :]).astype(np.int32)
 _BIN_OF = (np.arange(2 * BINS + 2) % BINS).astype(np.int32)
@@ -106,61 +83,61 @@ def describe_crops(crops: np.ndarray) -> np.ndarray:
     """Feature rows for a batch of colour crops (n, CROP_H, CROP_W, 3).
 
     The grey picture is the darkest channel stretched so that paper is 255 and
-    ink 0 whatever the light.
+    ink 0 whatever the light (the stretch comes from the thumbnail's darkest and
+    lightest cells, which a stray pixel cannot move much).
     """
     n = crops.shape[0]
     if n == 0:
         return np.zeros((0, FEATURE_SIZE), np.float32)
-    darkest = np.minimum(np.minimum(crops[..., 0], crops[..., 1]), crops[..., 2])
-    darkest = darkest.astype(np.float32)
-    count = CROP_W * CROP_H
-    kth = (int(count * 0.03), int(count * 0.97))
-    ranked = np.partition(darkest.reshape(n, -1), kth, axis=1)
-    low = ranked[:, kth[0]][:, None, None]
-    high = ranked[:, kth[1]][:, None, None]
-    grey = np.clip((darkest - low) * (255.0 / np.maximum(high - low, 12.0)), 0, 255)
-    grey = grey.astype(np.float32)
-    thumbs = np.stack([cv2.resize(g, _THUMB, interpolation=cv2.INTER_AREA) for g in grey])
-    thumbs = (thumbs.reshape(n, -1) / 255.0 - 0.5) * 0.5
-    ink = grey < 110
-    ink_weights = ink.reshape(n, -1).astype(np.float32)
-    counts = np.maximum(ink_weights.sum(axis=1), 1.0)
-    pixels = crops.reshape(n, -1, 3).astype(np.float32)
-    mean_bgr = np.einsum("np,npc->nc", ink_weights, pixels) / counts[:, None]
+    tall = crops.reshape(n * CROP_H, CROP_W, 3)
+    darkest_u8 = cv2.min(cv2.min(tall[:, :, 0], tall[:, :, 1]), tall[:, :, 2])
+    darkest = darkest_u8.astype(np.float32).reshape(n, CROP_H, CROP_W)
+    # Area resizing of the stacked crops averages whole cells, never across two crops.
+    thumb_size = (_THUMB[0], n * _THUMB[1])
+    thumb = cv2.resize(darkest.reshape(n * CROP_H, CROP_W), thumb_size,
+                       interpolation=cv2.INTER_AREA).reshape(n, _THUMB[1], _THUMB[0])
+    low = thumb.min(axis=(1, 2))[:, None, None]
+    stretch = 255.0 / np.maximum(thumb.max(axis=(1, 2))[:, None, None] - low, 12.0)
+    grey = np.clip((darkest - low) * stretch, 0, 255).astype(np.float32)
+    thumb = np.clip((thumb - low) * stretch, 0, 255)
+    # Ink colour from the cells that are mostly ink.
+    cell_bgr = cv2.resize(tall.astype(np.float32), thumb_size,
+                          interpolation=cv2.INTER_AREA).reshape(n, _THUMB[1], _THUMB[0], 3)
+    ink = (thumb < 128).astype(np.float32)
+    counts = np.maximum(ink.sum(axis=(1, 2)), 1.0)
+    mean_bgr = (cell_bgr * ink[..., None]).sum(axis=(1, 2)) / counts[:, None]
     redness = (mean_bgr[:, 2] - np.maximum(mean_bgr[:, 0], mean_bgr[:, 1])) / 255.0
     colour = np.stack([redness * 3.0, (mean_bgr[:, 2] - mean_bgr[:, 1]) / 255.0 * 3.0,
-                       ink_weights.mean(axis=1)], axis=1)
+                       ink.mean(axis=(1, 2))], axis=1)
+    thumbs = (thumb.reshape(n, -1) / 255.0 - 0.5) * 0.5
     return np.concatenate([hog(grey), thumbs, colour], axis=1).astype(np.float32)
 
 
-def crop_transforms(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """The (n, 2, 3) affine matrices of `crop_transform` for many candidates at once."""
-    first = first.astype(np.float64)
-    second = second.astype(np.float64)
-    down = second - first
-    # Crop axes in frame pixels per crop pixel.
-    step_right = np.stack([-down[:, 1], down[:, 0]], axis=1) * (2 * HALF_WIDTH / CROP_W)
-    step_down = down * ((BOTTOM - TOP) / CROP_H)
-    middle = (first + second) / 2.0
-    origin = (middle - HALF_WIDTH * np.stack([-down[:, 1], down[:, 0]], axis=1)
-              + TOP * down)
-    # Inverse of [step_right step_down] (a rotation times a scale).
-    det = step_right[:, 0] * step_down[:, 1] - step_down[:, 0] * step_right[:, 1]
-    inv = np.empty((first.shape[0], 2, 2))
-    inv[:, 0, 0] = step_down[:, 1] / det
-    inv[:, 0, 1] = -step_down[:, 0] / det
-    inv[:, 1, 0] = -step_right[:, 1] / det
-    inv[:, 1, 1] = step_right[:, 0] / det
-    matrices = np.empty((first.shape[0], 2, 3))
-    matrices[:, :, :2] = inv
-    matrices[:, :, 2] = -np.einsum("nij,nj->ni", inv, origin) - 0.5
-    return matrices
+_GRID_X = (np.arange(CROP_W, dtype=np.float32) - (CROP_W - 1) / 2) / CROP_W
+_GRID_Y = (np.arange(CROP_H, dtype=np.float32) - (CROP_H - 1) / 2) / CROP_H
 
 
 def cut_all(frame: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Crops of every candidate, stacked (n, CROP_H, CROP_W, 3)."""
-    out = np.empty((first.shape[0], CROP_H, CROP_W, 3), np.uint8)
-    for k, matrix in enumerate(crop_transforms(first, second)):
-        out[k] = cv2.warpAffine(frame, matrix, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR,
-                                borderMode=cv2.BORDER_REPLICATE)
-    return out
+    """Upright crops of every candidate, stacked (n, CROP_H, CROP_W, 3), in one remap.
+
+    Crop pixel (x, y) samples the frame at midpoint + u * right + v * down, with
+    u, v the pixel centre's offset from the crop centre scaled to the crop extent,
+    so the pair read the other way round gives exactly this crop turned round.
+    """
+    n = first.shape[0]
+    if n == 0:
+        return np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
+    first = first.astype(np.float32)
+    second = second.astype(np.float32)
+    down = second - first  # length = the rank-to-suit distance
+    right = np.stack([down[:, 1], -down[:, 0]], axis=1)  # so the crop is not mirrored
+    middle = (first + second) / 2.0
+    across = _GRID_X * np.float32(2 * HALF_WIDTH)
+    along = _GRID_Y * np.float32(BOTTOM - TOP)
+    map_x = (middle[:, 0, None, None] + right[:, 0, None, None] * across[None, None, :]
+             + down[:, 0, None, None] * along[None, :, None])
+    map_y = (middle[:, 1, None, None] + right[:, 1, None, None] * across[None, None, :]
+             + down[:, 1, None, None] * along[None, :, None])
+    crops = cv2.remap(frame, map_x.reshape(n * CROP_H, CROP_W), map_y.reshape(n * CROP_H, CROP_W),
+                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return crops.reshape(n, CROP_H, CROP_W, 3)

@@ -73,5 +73,6 @@ def test_preview_writes_the_annotated_picture(tmp_path: Path) -> None:
                  str(layout)]) == 0
     drawn = cv2.imread(str(out))
     original = cv2.imread(str(image))
-    assert drawn is not None and drawn.shape == original.shape
+    assert drawn is not None and original is not None
+    assert drawn.shape == original.shape
     assert (cv2.absdiff(drawn, original).max(axis=2) > 60).sum() > 500
