@@ -146,6 +146,7 @@ class RenderedScene:
                       for t in self.truth],
             "layout": self.layout,
             "face_down": [[round(x, 2), round(y, 2)] for x, y in self.face_down],
+            "moving": [[round(x, 2), round(y, 2)] for x, y in self.moving],
             **self.meta,
         }
 
