@@ -375,3 +375,18 @@ def test_export_replays_to_the_same_results(path: Path) -> None:
 def test_export_needs_a_profile(path: Path) -> None:
     with Journal(path) as journal, pytest.raises(JournalError, match="no profile is stored"):
         export_scenario(journal)
+
+
+def test_a_second_writer_is_refused_at_commit(path: Path) -> None:
+    first = Journal(path)
+    second = Journal(path)
+    first.append(BET, "api")
+    second.append(DEAL, "api")
+    assert first.commit() == 1
+    with pytest.raises(JournalError, match="another program wrote to the journal"):
+        second.commit()
+    assert second.pending_count == 1
+    second.close()
+    first.close()
+    with Journal(path) as journal:
+        assert [e.event for e in journal.events()] == [BET]
