@@ -79,8 +79,8 @@ def ink_masks(darkest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     anti-aliased pixels that join a glyph printed close to a border line to it.
     """
     mean = cv2.blur(darkest, (INK_BLOCK_PX, INK_BLOCK_PX), borderType=cv2.BORDER_REPLICATE)
-    loose = cv2.compare(darkest, cv2.subtract(mean, np.full_like(mean, INK_OFFSET)), cv2.CMP_LT)
-    strict = cv2.compare(darkest, cv2.subtract(mean, np.full_like(mean, STRICT_INK_OFFSET)),
+    loose = cv2.compare(cv2.add(darkest, INK_OFFSET), mean, cv2.CMP_LT)  # type: ignore[call-overload]
+    strict = cv2.compare(cv2.add(darkest, STRICT_INK_OFFSET), mean,  # type: ignore[call-overload]
                          cv2.CMP_LT)
     return loose, strict
 
@@ -105,7 +105,7 @@ def white_mask(frame: np.ndarray, darkest: np.ndarray,
 def _glyph_components(ink: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Boxes (x, y, w, h), longest sides and centres of the glyph-sized ink components."""
     _count, _labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(
-        ink, 8, cv2.CV_32S, cv2.CCL_BBDT)
+        ink, 8, cv2.CV_32S, cv2.CCL_GRANA)
     x, y, w, h, area = (stats[1:, i] for i in range(5))
     longest = np.maximum(w, h)
     keep = ((longest >= MIN_GLYPH_PX) & (longest <= MAX_GLYPH_PX)

@@ -26,7 +26,9 @@ _CELLS_X = CROP_W // CELL
 _CELLS_Y = CROP_H // CELL
 _HOG_SIZE = (_CELLS_Y - 1) * (_CELLS_X - 1) * 4 * BINS
 _THUMB = (8, 12)  # low-resolution picture of the crop, width x height
-FEATURE_SIZE = _HOG_SIZE + _THUMB[0] * _THUMB[1] + 3
+GLANCE_SIZE = _THUMB[0] * _THUMB[1] + 3
+FEATURE_SIZE = _HOG_SIZE + GLANCE_SIZE
+GLANCE_START = _HOG_SIZE  # the glance is the tail of the full features
 
 
 def turn_features(features: np.ndarray) -> np.ndarray:
@@ -79,16 +81,14 @@ def hog(grey: np.ndarray) -> np.ndarray:
     return blocks.reshape(n, -1)
 
 
-def describe_crops(crops: np.ndarray) -> np.ndarray:
-    """Feature rows for a batch of colour crops (n, CROP_H, CROP_W, 3).
+def glance_crops(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The cheap part of the features (thumbnail and ink colour) and the grey crops.
 
     The grey picture is the darkest channel stretched so that paper is 255 and
     ink 0 whatever the light (the stretch comes from the thumbnail's darkest and
     lightest cells, which a stray pixel cannot move much).
     """
     n = crops.shape[0]
-    if n == 0:
-        return np.zeros((0, FEATURE_SIZE), np.float32)
     tall = crops.reshape(n * CROP_H, CROP_W, 3)
     darkest_u8 = cv2.min(cv2.min(tall[:, :, 0], tall[:, :, 1]), tall[:, :, 2])
     darkest = darkest_u8.astype(np.float32).reshape(n, CROP_H, CROP_W)
@@ -110,7 +110,15 @@ def describe_crops(crops: np.ndarray) -> np.ndarray:
     colour = np.stack([redness * 3.0, (mean_bgr[:, 2] - mean_bgr[:, 1]) / 255.0 * 3.0,
                        ink.mean(axis=(1, 2))], axis=1)
     thumbs = (thumb.reshape(n, -1) / 255.0 - 0.5) * 0.5
-    return np.concatenate([hog(grey), thumbs, colour], axis=1).astype(np.float32)
+    return np.concatenate([thumbs, colour], axis=1).astype(np.float32), grey
+
+
+def describe_crops(crops: np.ndarray) -> np.ndarray:
+    """Feature rows for a batch of colour crops (n, CROP_H, CROP_W, 3): HOG, then the glance."""
+    if crops.shape[0] == 0:
+        return np.zeros((0, FEATURE_SIZE), np.float32)
+    glance, grey = glance_crops(crops)
+    return np.concatenate([hog(grey), glance], axis=1).astype(np.float32)
 
 
 _GRID_X = (np.arange(CROP_W, dtype=np.float32) - (CROP_W - 1) / 2) / CROP_W

@@ -32,17 +32,19 @@ class Layout:
     image_size: tuple[int, int]
     areas: Mapping[str, tuple[tuple[float, float], ...]]
 
-    def area_of(self, x: float, y: float) -> str | None:
+    def area_of(self, x: float, y: float, reach: float = 0.0) -> str | None:
         """The name of the area that contains (x, y), or None.
 
         Where areas overlap, the one whose edge is farthest from the point wins.
+        With `reach` > 0 a point outside every area but within `reach` pixels of
+        one belongs to the nearest (a card pushed just over a box line).
         """
         best: str | None = None
         best_depth = -math.inf
         for name, polygon in self.areas.items():
             contour = np.asarray(polygon, dtype=np.float32).reshape(-1, 1, 2)
             depth = cv2.pointPolygonTest(contour, (float(x), float(y)), True)
-            if depth >= 0 and depth > best_depth:
+            if depth >= -reach and depth > best_depth:
                 best, best_depth = name, depth
         return best
 

@@ -24,6 +24,14 @@ def test_point_in_area() -> None:
     assert layout.area_of(1000, 700) is None
 
 
+def test_reach_takes_a_point_just_outside_to_the_nearest_area() -> None:
+    layout = _layout()
+    # (90, 450) is 10 px left of box1, (1000, 700) far from everything.
+    assert layout.area_of(90, 450) is None
+    assert layout.area_of(90, 450, reach=15) == "box1"
+    assert layout.area_of(1000, 700, reach=15) is None
+
+
 def test_overlap_goes_to_the_area_the_point_is_deepest_in() -> None:
     layout = _layout()
     # 285..300 is in both boxes: 298 is 2 px inside box1's edge, 18 px inside box2's.
