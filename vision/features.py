@@ -41,9 +41,9 @@ def turn_features(features: np.ndarray) -> np.ndarray:
     hog_part = features[:, :_HOG_SIZE].reshape(n, _CELLS_Y - 1, _CELLS_X - 1, 4, BINS)
     thumb_end = _HOG_SIZE + _THUMB[0] * _THUMB[1]
     thumb = features[:, _HOG_SIZE:thumb_end].reshape(n, _THUMB[1], _THUMB[0])
-    return np.concatenate([hog_part[:, ::-1, ::-1, ::-1, :].reshape(n, -1),
-                           thumb[:, ::-1, ::-1].reshape(n, -1), features[:, thumb_end:]],
-                          axis=1)
+    return np.concatenate([hog_part[:, ::-1, ::-1, ::-1, :].reshape(n, _HOG_SIZE),
+                           thumb[:, ::-1, ::-1].reshape(n, _THUMB[0] * _THUMB[1]),
+                           features[:, thumb_end:]], axis=1)
 
 
 _CELL_INDEX = ((np.arange(CROP_H) // CELL)[:, None] * _CELLS_X
