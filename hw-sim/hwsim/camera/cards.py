@@ -252,7 +252,7 @@ def _finish(face: np.ndarray, design: CardDesign, width_px: int) -> np.ndarray:
     return np.dstack([small, small_alpha])
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=512)  # about 30 MB of 100 px cards
 def _render_card_cached(card: str, design: CardDesign, width_px: int) -> np.ndarray:
     rank, suit = parse_card(card)
     w = width_px * SUPERSAMPLE
