@@ -193,9 +193,9 @@ def test_face_down_cards_are_drawn_but_have_no_truth() -> None:
 
 def test_dataset_is_reproducible_and_written_with_its_truth(tmp_path: Path) -> None:
     first = list(dataset.generate_scenes(2, 7, ["held-out"]))
-    again = list(dataset.generate_scenes(2, 7, ["held-out"]))
+    again = next(dataset.generate_scenes(1, 7, ["held-out"]))
     assert [s.design for s in first] == list(HELD_OUT_DESIGNS)
-    assert all(np.array_equal(a.image, b.image) for a, b in zip(first, again, strict=True))
+    assert np.array_equal(first[0].image, again.image) and first[0].truth == again.truth
     for scene in first:
         spec_boxes = [a for a in scene.layout["areas"] if a != "dealer"]
         assert 3 <= len(spec_boxes) <= 7

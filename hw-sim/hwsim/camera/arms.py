@@ -59,6 +59,16 @@ def draw_arm(rng: np.random.Generator, canvas: np.ndarray, owner: np.ndarray, ow
            base[1] + 0.4 * scale * math.sin(thumb_a - side * 0.5))
     limb(base, tip, 0.16 * scale, skin)
 
+    # Blur and blend only around the arm: the plane is large.
+    ys, xs = np.nonzero(layer)
+    if xs.size == 0:
+        return
+    pad = int(scale) + 4  # room for the shadow beside the arm
+    x0, y0 = max(0, int(xs.min()) - pad), max(0, int(ys.min()) - pad)
+    x1, y1 = min(w, int(xs.max()) + pad + 1), min(h, int(ys.max()) + pad + 1)
+    layer, colour = layer[y0:y1, x0:x1], colour[y0:y1, x0:x1]
+    canvas, owner = canvas[y0:y1, x0:x1], owner[y0:y1, x0:x1]
+    h, w = owner.shape
     alpha = cv2.GaussianBlur(layer, (0, 0), 1.0).astype(np.float32) / 255.0
     offset = 0.12 * scale
     shadow = cv2.warpAffine(alpha, np.array([[1, 0, offset], [0, 1, offset]], np.float32), (w, h))
