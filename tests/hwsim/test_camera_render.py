@@ -242,3 +242,36 @@ def test_moving_cards_and_arms_are_drawn_but_never_in_the_truth() -> None:
         assert 0 <= x < 1280 and 0 <= y < 720
     with pytest.raises(ValueError, match="bad card code 'K'"):
         SceneSpec(boxes={"box1": []}, moving=["K"])
+
+
+def _camera_command(argv: list[str]) -> int:
+    import argparse
+
+    from hwsim.camera import cli
+
+    parser = argparse.ArgumentParser(prog="hwsim")
+    cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    result: int = args.func(args)
+    return result
+
+
+def test_frame_command_writes_the_frame_and_its_layout(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    import cv2
+
+    out, layout = tmp_path / "frame.png", tmp_path / "layout.json"
+    table = '{"box1": ["AS", "7D"], "dealer": ["9C"]}'
+    assert _camera_command(["camera", "frame", "--table", table, "--out", str(out),
+                            "--layout", str(layout), "--seed", "4"]) == 0
+    image, expected_layout = render_table_frame({"box1": ["AS", "7D"], "dealer": ["9C"]},
+                                                seed=4)
+    written = cv2.imread(str(out))
+    assert written is not None and np.array_equal(written, image)
+    assert json.loads(layout.read_text()) == expected_layout
+    assert _camera_command(["camera", "frame", "--table", '{"box1": ["ZZ"]}', "--out",
+                            str(out)]) == 2
+    assert "bad card code 'ZZ'" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        _camera_command(["camera", "frame", "--table", "{box1: AS}", "--out", str(out)])
+    assert "is not JSON" in capsys.readouterr().err
