@@ -85,6 +85,8 @@ class Score:
     times_ms: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
     false_reads: list[str] = field(default_factory=list)
+    missed_at: list[tuple[float, float]] = field(default_factory=list)  # this frame's only
+    wrong_at: list[tuple[str, float, float]] = field(default_factory=list)  # this frame's only
 
     def add(self, other: Score) -> None:
         for name in ("detections", "matched", "second_reads", "partial_reads", "truth_cards",
@@ -152,10 +154,12 @@ def score_scene(scene: Scene, detections: Sequence[Any], elapsed_ms: float) -> S
         if t_index not in truth_match:
             x, y = pts[0]
             score.misses.append(f"{scene.name}: {card} in {box} at ({x:.0f}, {y:.0f}) not read")
+            score.missed_at.extend(pts)
     for d_index, det in enumerate(detections):
         if d_index not in det_match and d_index not in second | partial_reads:
             score.false_reads.append(f"{scene.name}: read {det.card} at ({det.x:.0f}, "
                                      f"{det.y:.0f}) in {det.box}, conf {det.confidence:.2f}")
+            score.wrong_at.append((det.card, det.x, det.y))
     truth_by_box: dict[str, set[str]] = {}
     for card, box, _ in visible:
         truth_by_box.setdefault(box, set()).add(card)
@@ -229,17 +233,39 @@ def trained_on(model: Path | None) -> list[str] | None:
     return [str(d) for d in designs] if isinstance(designs, list) else None
 
 
-def run(scenes: Iterable[Scene], recognizer: Any) -> dict[str, Score]:
+def dump_scene(scene: Scene, score: Score, folder: Path) -> None:
+    """Write the frame with truth (green: read, red: missed) and wrong reads (magenta)."""
+    image = scene.image.copy()
+    missed = set(score.missed_at)
+    for card, _, pts in scene.truth:
+        for x, y in pts:
+            colour = (0, 0, 255) if (x, y) in missed else (0, 200, 0)
+            cv2.circle(image, (int(x), int(y)), 6, colour, 2)
+            cv2.putText(image, card, (int(x) + 7, int(y) - 7), cv2.FONT_HERSHEY_SIMPLEX, 0.45,
+                        colour, 1, cv2.LINE_AA)
+    for card, x, y in score.wrong_at:
+        cv2.drawMarker(image, (int(x), int(y)), (255, 0, 255), cv2.MARKER_CROSS, 14, 2)
+        cv2.putText(image, f"{card}?", (int(x) + 7, int(y) + 14), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.45, (255, 0, 255), 1, cv2.LINE_AA)
+    cv2.imwrite(str(folder / f"{scene.name.replace('#', '_')}.png"), image)
+
+
+def run(scenes: Iterable[Scene], recognizer: Any, dump: Path | None = None,
+        dump_limit: int = 40) -> dict[str, Score]:
     from vision.layout import layout_from_dict
 
     per_design: dict[str, Score] = {}
+    dumped = 0
     for scene in scenes:
         layout = layout_from_dict(scene.layout)
         started = time.perf_counter()
         detections = recognizer.detect(scene.image, layout)
         elapsed = (time.perf_counter() - started) * 1000.0
-        per_design.setdefault(scene.design, Score()).add(score_scene(scene, detections,
-                                                                     elapsed))
+        score = score_scene(scene, detections, elapsed)
+        per_design.setdefault(scene.design, Score()).add(score)
+        if dump is not None and dumped < dump_limit and (score.misses or score.false_reads):
+            dump_scene(scene, score, dump)
+            dumped += 1
     return per_design
 
 
@@ -289,6 +315,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--verbose", type=int, default=0, metavar="K",
                         help="list up to K misses and K false reads per group")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument("--dump", type=Path, default=None, metavar="DIR",
+                        help="write frames with misses or wrong reads, marked, to DIR (40 "
+                             "per group at most)")
     parser.add_argument("--model", type=Path, default=None,
                         help="an index classifier .onnx (with its .json) instead of the "
                              "shipped one")
@@ -296,6 +325,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from hwsim.camera.designs import HELD_OUT_DESIGNS, TUNING_DESIGNS
 
+    if args.dump is not None:
+        args.dump.mkdir(parents=True, exist_ok=True)
     recognizer = load_recognizer(args.model)
     designs_seen = trained_on(args.model)
     if designs_seen is not None:
@@ -310,15 +341,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     held_out = set(HELD_OUT_DESIGNS)
     if args.folder is not None:
-        scored = run(folder_scenes(args.folder), recognizer)
+        scored = run(folder_scenes(args.folder), recognizer, args.dump)
         groups = {"held-out designs": {k: v for k, v in scored.items() if k in held_out},
                   "tuning designs": {k: v for k, v in scored.items() if k not in held_out}}
     else:
         groups = {"held-out designs": run(rendered_scenes(args.n, args.seed,
-                                                          HELD_OUT_DESIGNS), recognizer)}
+                                                          HELD_OUT_DESIGNS), recognizer,
+                                          args.dump)}
         if args.n_tuning > 0:
             groups["tuning designs"] = run(rendered_scenes(args.n_tuning, args.seed + 1,
-                                                           TUNING_DESIGNS), recognizer)
+                                                           TUNING_DESIGNS), recognizer,
+                                           args.dump)
     figures: dict[str, Any] = {}
     for title, per_design in groups.items():
         if not per_design:
