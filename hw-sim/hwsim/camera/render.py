@@ -247,23 +247,15 @@ def _draw_moving_card(rng: np.random.Generator, canvas: TablePlane, geometry: Ta
     return np.array([[x + canvas.margin, y + canvas.margin]])
 
 
-def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScene:
-    """Draw `spec` with cards of `design`; the same spec, design and seed give the same scene."""
-    rng = np.random.default_rng(seed)
-    w, h = spec.frame_size
-    margin = round(0.25 * w)
-    geometry = TableGeometry.for_frame(spec.frame_size)
-    felt_colour = effects.FELT_COLOURS[int(rng.integers(len(effects.FELT_COLOURS)))]
-    canvas = TablePlane(effects.felt(rng, w + 2 * margin, h + 2 * margin, felt_colour), margin)
-    names = list(spec.boxes)
-    if spec.felt_print:
-        _print_felt(canvas, rng, geometry, names, spec.card_width)
+HandSlot = tuple[str, Sequence[str], Callable[[np.random.Generator], Point], list[Point]]
 
-    geom = card_geometry(design, spec.card_width)
-    quads = (box_quad(geom.top_left), box_quad(geom.bottom_right))
+
+def _hand_slots(spec: SceneSpec, geometry: TableGeometry) -> list[HandSlot]:
+    """Each hand with its place name, a sampler of where it may lie, and its area."""
+    names = list(spec.boxes)
     ch = card_height(spec.card_width)
-    hands: list[tuple[str, Sequence[str], Callable[[np.random.Generator], Point],
-                      list[Point]]] = []
+    w, h = spec.frame_size
+    hands: list[HandSlot] = []
     for k, name in enumerate(names):
         lo, hi = geometry.box_angles(len(names), k)
 
@@ -279,6 +271,45 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
         return (x + r.uniform(-0.12, 0.12) * w, y + r.uniform(-0.06, 0.06) * h)
 
     hands.append(("dealer", spec.dealer, dealer_anchor, geometry.dealer_polygon()))
+    return hands
+
+
+def _truth(placed: Sequence[_PlacedCard], canvas: TablePlane, to_frame: np.ndarray,
+           frame_size: tuple[int, int]) -> list[CardTruth]:
+    """Each card with the frame points of its open index corners (see the module's rule)."""
+    truth = []
+    for pc in placed:
+        points: list[tuple[float, float]] = []
+        partial: list[tuple[float, float]] = []
+        for quad in pc.index_quads:
+            frame_quad = apply(to_frame, quad)
+            open_share = min(canvas.own_fraction(quad, pc.owner_id),
+                             in_frame_fraction(frame_quad, frame_size))
+            cx, cy = frame_quad.mean(axis=0)
+            if open_share >= MIN_VISIBLE:
+                points.append((float(cx), float(cy)))
+            elif open_share >= MIN_PARTIAL:
+                partial.append((float(cx), float(cy)))
+        truth.append(CardTruth(pc.card, pc.box, points, partial))
+    return truth
+
+
+def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScene:
+    """Draw `spec` with cards of `design`; the same spec, design and seed give the same scene."""
+    rng = np.random.default_rng(seed)
+    w, h = spec.frame_size
+    margin = round(0.25 * w)
+    geometry = TableGeometry.for_frame(spec.frame_size)
+    felt_colour = effects.FELT_COLOURS[int(rng.integers(len(effects.FELT_COLOURS)))]
+    canvas = TablePlane(effects.felt(rng, w + 2 * margin, h + 2 * margin, felt_colour), margin)
+    names = list(spec.boxes)
+    if spec.felt_print:
+        _print_felt(canvas, rng, geometry, names, spec.card_width)
+
+    geom = card_geometry(design, spec.card_width)
+    quads = (box_quad(geom.top_left), box_quad(geom.bottom_right))
+    ch = card_height(spec.card_width)
+    hands = _hand_slots(spec, geometry)
 
     placed: list[_PlacedCard] = []
     card_quads: list[np.ndarray] = []
@@ -324,20 +355,7 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
     to_frame = camera_homography(rng, spec.frame_size, margin, spec.tilt)
     image = cv2.warpPerspective(canvas.image, to_frame, (w, h), flags=cv2.INTER_LINEAR)
 
-    truth = []
-    for pc in placed:
-        points: list[tuple[float, float]] = []
-        partial: list[tuple[float, float]] = []
-        for quad in pc.index_quads:
-            frame_quad = apply(to_frame, quad)
-            open_share = min(canvas.own_fraction(quad, pc.owner_id),
-                             in_frame_fraction(frame_quad, spec.frame_size))
-            cx, cy = frame_quad.mean(axis=0)
-            if open_share >= MIN_VISIBLE:
-                points.append((float(cx), float(cy)))
-            elif open_share >= MIN_PARTIAL:
-                partial.append((float(cx), float(cy)))
-        truth.append(CardTruth(pc.card, pc.box, points, partial))
+    truth = _truth(placed, canvas, to_frame, spec.frame_size)
     face_down = [tuple(float(v) for v in apply(to_frame, p)[0]) for p in face_down_canvas]
     moving = [tuple(float(v) for v in apply(to_frame, p)[0]) for p in moving_canvas]
 
