@@ -37,6 +37,8 @@ def uneven_light(rng: np.random.Generator, image: np.ndarray, strength: float) -
     radial = ((xs - cx) ** 2 + (ys - cy) ** 2) / float(w * w)
     gain = 1.0 + strength * (rng.uniform(0.5, 0.9) * ramp - rng.uniform(0.3, 0.8) * radial)
     gain *= rng.uniform(1 - 0.25 * strength, 1 + 0.1 * strength)
+    # A camera's auto exposure keeps the darkest part of the table at half light or more.
+    gain = np.clip(gain, 0.5, 1.4)
     cast = 1.0 + strength * rng.uniform(-0.06, 0.06, 3)
     out = image.astype(np.float32) * gain[:, :, None] * cast[None, None, :].astype(np.float32)
     return np.clip(out, 0, 255).astype(np.uint8)
