@@ -275,3 +275,21 @@ def test_frame_command_writes_the_frame_and_its_layout(tmp_path: Path,
     with pytest.raises(SystemExit):
         _camera_command(["camera", "frame", "--table", "{box1: AS}", "--out", str(out)])
     assert "is not JSON" in capsys.readouterr().err
+
+
+def test_light_glare_shadows_blur_noise_and_jpeg_spoil_the_picture_not_the_truth() -> None:
+    import cv2
+
+    design = DESIGNS[TUNING_DESIGNS[3]]
+    clean = render_scene(_clean(), design, 8)
+    spoiled = render_scene(_clean(uneven_light=1.0, glare=3, shadows=2, motion_blur=3.5,
+                                  noise=4.0, jpeg_quality=50), design, 8)
+    assert spoiled.truth == clean.truth and spoiled.layout == clean.layout
+
+    def sharpness(image: np.ndarray) -> float:
+        return float(cv2.Laplacian(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var())
+
+    difference = np.abs(spoiled.image.astype(int) - clean.image.astype(int))
+    assert difference.mean() > 5
+    assert sharpness(render_scene(_clean(motion_blur=3.5), design, 8).image) < 0.8 * sharpness(
+        clean.image)
