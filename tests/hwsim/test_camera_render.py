@@ -90,6 +90,12 @@ def clean_scene() -> RenderedScene:
     return render_scene(_clean(), DESIGNS[TUNING_DESIGNS[1]], 21)
 
 
+@pytest.fixture(scope="module")
+def bent_scene() -> RenderedScene:
+    """Seen through a tilted camera with a wide lens."""
+    return render_scene(_clean(tilt=1.0, barrel=0.15), DESIGNS[HELD_OUT_DESIGNS[0]], 22)
+
+
 def test_scene_size_layout_and_one_truth_per_card(clean_scene: RenderedScene) -> None:
     assert clean_scene.image.shape == (720, 1280, 3) and clean_scene.image.dtype == np.uint8
     assert clean_scene.layout["format"] == "table-layout/1"
@@ -101,9 +107,11 @@ def test_scene_size_layout_and_one_truth_per_card(clean_scene: RenderedScene) ->
     assert cards == expected
 
 
-def test_truth_points_lie_on_a_card_index(clean_scene: RenderedScene) -> None:
-    image = clean_scene.image
-    points = [p for t in clean_scene.truth for p in t.index_points]
+@pytest.mark.parametrize("which", ["clean_scene", "bent_scene"])
+def test_truth_points_lie_on_a_card_index(which: str, request: pytest.FixtureRequest) -> None:
+    scene: RenderedScene = request.getfixturevalue(which)
+    image = scene.image
+    points = [p for t in scene.truth for p in t.index_points]
     assert len(points) >= 11  # at least each card's top-left corner is open in a fan
     for x, y in points:
         patch = _window(image, x, y, 9).reshape(-1, 3).astype(int)
@@ -112,11 +120,14 @@ def test_truth_points_lie_on_a_card_index(clean_scene: RenderedScene) -> None:
         assert white > 0.25 and ink > 0.05, (x, y, white, ink)
 
 
-def test_truth_points_fall_in_their_box_of_the_layout(clean_scene: RenderedScene) -> None:
+@pytest.mark.parametrize("which", ["clean_scene", "bent_scene"])
+def test_truth_points_fall_in_their_box_of_the_layout(which: str,
+                                                      request: pytest.FixtureRequest) -> None:
     import cv2
 
-    for truth in clean_scene.truth:
-        polygon = np.asarray(clean_scene.layout["areas"][truth.box], np.float32)
+    scene: RenderedScene = request.getfixturevalue(which)
+    for truth in scene.truth:
+        polygon = np.asarray(scene.layout["areas"][truth.box], np.float32)
         for x, y in truth.index_points:
             assert cv2.pointPolygonTest(polygon.reshape(-1, 1, 2), (x, y), False) >= 0
 

@@ -48,6 +48,7 @@ def random_spec(rng: np.random.Generator, frame_size: tuple[int, int] = (1280, 7
         boxes=boxes, dealer=dealer, card_width=width, frame_size=frame_size,
         hand_rotation=25.0, card_jitter=4.0,
         tilt=float(rng.uniform(0.0, 1.0)),
+        barrel=float(rng.uniform(0.0, 0.08)),
         uneven_light=float(rng.uniform(0.0, 1.0)),
         glare=int(rng.choice([0, 1, 2, 3], p=[0.3, 0.35, 0.25, 0.1])),
         shadows=int(rng.choice([0, 1, 2], p=[0.5, 0.35, 0.15])),

@@ -23,7 +23,12 @@ import numpy as np
 
 from hwsim.camera import effects
 from hwsim.camera.arms import draw_arm
-from hwsim.camera.camera_view import camera_homography, in_frame_fraction, layout_seen
+from hwsim.camera.camera_view import (
+    CameraView,
+    camera_homography,
+    in_frame_fraction,
+    layout_seen,
+)
 from hwsim.camera.cards import (
     card_geometry,
     card_height,
@@ -72,6 +77,7 @@ class SceneSpec:
     hand_rotation: float = 25.0  # largest turn of a whole hand, degrees either way
     card_jitter: float = 4.0  # largest turn of one card within its hand, degrees
     tilt: float = 0.0  # camera tilt / perspective, 0 (straight down) to 1 (strong)
+    barrel: float = 0.0  # lens barrel distortion, 0 (none) to 0.2 (a very wide lens)
     uneven_light: float = 0.0  # 0 to 1
     glare: int = 0  # glare spots
     shadows: int = 0  # shadows of the dealer's arm and hand
@@ -108,6 +114,8 @@ class SceneSpec:
                              "cannot be negative")
         if not 0.0 <= self.tilt <= 1.0 or not 0.0 <= self.uneven_light <= 1.0:
             raise ValueError("tilt and uneven_light are strengths from 0 to 1")
+        if not 0.0 <= self.barrel <= 0.2:
+            raise ValueError(f"barrel distortion {self.barrel} is out of range 0-0.2")
 
 
 @dataclass(frozen=True)
@@ -274,7 +282,7 @@ def _hand_slots(spec: SceneSpec, geometry: TableGeometry) -> list[HandSlot]:
     return hands
 
 
-def _truth(placed: Sequence[_PlacedCard], canvas: TablePlane, to_frame: np.ndarray,
+def _truth(placed: Sequence[_PlacedCard], canvas: TablePlane, view: CameraView,
            frame_size: tuple[int, int]) -> list[CardTruth]:
     """Each card with the frame points of its open index corners (see the module's rule)."""
     truth = []
@@ -282,7 +290,7 @@ def _truth(placed: Sequence[_PlacedCard], canvas: TablePlane, to_frame: np.ndarr
         points: list[tuple[float, float]] = []
         partial: list[tuple[float, float]] = []
         for quad in pc.index_quads:
-            frame_quad = apply(to_frame, quad)
+            frame_quad = view.project(quad)
             open_share = min(canvas.own_fraction(quad, pc.owner_id),
                              in_frame_fraction(frame_quad, frame_size))
             cx, cy = frame_quad.mean(axis=0)
@@ -352,12 +360,13 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
         draw_arm(rng, canvas.image, canvas.owner, ARM_ID, (float(target[0]), float(target[1])),
                  reach, float(spec.card_width))
 
-    to_frame = camera_homography(rng, spec.frame_size, margin, spec.tilt)
-    image = cv2.warpPerspective(canvas.image, to_frame, (w, h), flags=cv2.INTER_LINEAR)
+    view = CameraView(camera_homography(rng, spec.frame_size, margin, spec.tilt),
+                      spec.frame_size, spec.barrel)
+    image = view.picture(canvas.image)
 
-    truth = _truth(placed, canvas, to_frame, spec.frame_size)
-    face_down = [tuple(float(v) for v in apply(to_frame, p)[0]) for p in face_down_canvas]
-    moving = [tuple(float(v) for v in apply(to_frame, p)[0]) for p in moving_canvas]
+    truth = _truth(placed, canvas, view, spec.frame_size)
+    face_down = [tuple(float(v) for v in view.project(p)[0]) for p in face_down_canvas]
+    moving = [tuple(float(v) for v in view.project(p)[0]) for p in moving_canvas]
 
     image = effects.hand_shadows(rng, image, spec.shadows)
     image = effects.uneven_light(rng, image, spec.uneven_light)
@@ -367,7 +376,7 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
     image = effects.jpeg(image, spec.jpeg_quality)
     return RenderedScene(
         image=np.ascontiguousarray(image), truth=truth,
-        layout=layout_seen(geometry, names, to_frame, margin),
+        layout=layout_seen(geometry, names, view, margin),
         face_down=[(p[0], p[1]) for p in face_down], design=design.name,
         moving=[(p[0], p[1]) for p in moving],
         card_width=spec.card_width, seed=seed)
