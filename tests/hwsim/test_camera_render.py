@@ -200,6 +200,11 @@ def test_face_down_cards_are_drawn_but_have_no_truth() -> None:
         assert np.abs(patch - felt).max(axis=1).mean() > 30
     with_hands = render_scene(_clean(face_down=3), design, 4)
     assert len(with_hands.truth) == sum(map(len, HANDS.values())) + 2
+    hole = render_scene(_clean(dealer=["9S"], hole_card=True), design, 4)
+    assert [t.card for t in hole.truth if t.box == "dealer"] == ["9S"]
+    assert len(hole.face_down) == 1
+    upcard = next(t for t in hole.truth if t.card == "9S")
+    assert len(upcard.index_points) == 1  # its top-left corner; the hole card hides the other
 
 
 def test_dataset_is_reproducible_and_written_with_its_truth(tmp_path: Path) -> None:

@@ -59,6 +59,7 @@ def random_spec(rng: np.random.Generator, frame_size: tuple[int, int] = (1280, 7
         chips=int(rng.integers(0, 11)),
         face_down=int(rng.integers(0, 4)),
         arms=int(rng.random() < 0.1),
+        hole_card=bool(len(dealer) == 1 and rng.random() < 0.4),
         felt_print=bool(rng.random() < 0.85),
     )
 

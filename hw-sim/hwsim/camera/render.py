@@ -58,6 +58,7 @@ __all__ = ["CardTruth", "RenderedScene", "SceneSpec", "render_card", "render_sce
 
 MIN_VISIBLE = 0.8
 MIN_PARTIAL = 0.3
+HOLE_CARD = "hole"  # stands for the face-down card in a dealer's hand while it is laid
 BET_SPOT = 0.45  # betting spots' distance beyond the ring's inner edge, frame heights
 PRINT_COLOURS = ((120, 200, 230), (235, 235, 235), (60, 170, 210))
 
@@ -88,6 +89,7 @@ class SceneSpec:
     face_down: int = 0  # face-down cards
     arms: int = 0  # the dealer's arm and hand over the table, covering what is under it
     moving: Sequence[str] = ()  # cards sliding across the felt, blurred (never in the truth)
+    hole_card: bool = False  # the dealer's second card lies face down in the hand
     felt_print: bool = True  # printed box lines and table text
 
     def __post_init__(self) -> None:
@@ -323,13 +325,22 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
     card_quads: list[np.ndarray] = []
     style = FanStyle(spec.card_width, spec.frame_size, spec.hand_rotation, spec.card_jitter)
     shadow = float(rng.uniform(0.2, 0.45))
+    back = render_back(design, spec.card_width)
+    face_down_canvas: list[np.ndarray] = []
     for name, hand, anchors, polygon in hands:
+        if name == "dealer" and spec.hole_card and hand:
+            hand = [hand[0], HOLE_CARD, *hand[1:]]
         if not hand:
             continue
         transforms = place_hand(rng, style, hand, anchors, polygon, quads,
                                  name == "dealer")
         for card, m in zip(hand, transforms, strict=True):
             canvas_m = shift(margin, margin) @ m
+            if card == HOLE_CARD:
+                canvas.paste(back, canvas_m, FACE_DOWN_ID, shadow)
+                face_down_canvas.append(apply(canvas_m, np.array([[spec.card_width / 2,
+                                                                   ch / 2]])))
+                continue
             owner_id = len(placed) + 1
             canvas.paste(render_card(card, design, spec.card_width), canvas_m, owner_id, shadow)
             own_quads = [box_quad(b) for b in index_boxes(design, spec.card_width, card[0])]
@@ -340,8 +351,6 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
 
     moving_canvas = [_draw_moving_card(rng, canvas, geometry, card, design, spec.card_width)
                      for card in spec.moving]
-    face_down_canvas: list[np.ndarray] = []
-    back = render_back(design, spec.card_width)
     for _ in range(spec.face_down):
         t = free_spot(rng, canvas, back.shape[1], back.shape[0], spec.frame_size)
         if t is None:
