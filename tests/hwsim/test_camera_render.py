@@ -309,3 +309,19 @@ def test_light_glare_shadows_blur_noise_and_jpeg_spoil_the_picture_not_the_truth
     assert difference.mean() > 5
     assert sharpness(render_scene(_clean(motion_blur=3.5), design, 8).image) < 0.8 * sharpness(
         clean.image)
+
+
+def test_the_lens_model_inverts_and_keeps_the_frame_corners() -> None:
+    from hwsim.camera.camera_view import CameraView
+
+    view = CameraView(np.eye(3), (1280, 720), barrel=0.15)
+    rng = np.random.default_rng(0)
+    frame_points = rng.uniform((0, 0), (1280, 720), (200, 2))
+    back = view.ideal_to_bent(view.bent_to_ideal(frame_points))
+    assert np.abs(back - frame_points).max() < 0.01
+    corners = np.array([[0.0, 0.0], [1280.0, 0.0], [1280.0, 720.0], [0.0, 720.0]])
+    assert np.abs(view.bent_to_ideal(corners) - corners).max() < 1e-9
+    # Barrel: the middle is magnified more than the corners, which stay put, so a point
+    # halfway to a side moves out towards it and straight lines bow outwards.
+    bent = view.ideal_to_bent(np.array([[960.0, 360.0]]))[0]
+    assert 960 < bent[0] < 1280 and bent[1] == pytest.approx(360)
