@@ -27,6 +27,9 @@ Scoring, per design and per group:
 - detect time: median milliseconds per frame, OpenCV held to one thread and the
   process to one core.
 
+The figures are also broken down by condition (small cards, strong tilt,
+uneven light, glare, shadows, blur, low JPEG quality, many chips, an arm).
+
 Targets: precision and recall 99.5% or more, 98% of hands exactly right, a
 median of 40 ms or less per frame.
 """
@@ -40,7 +43,7 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,6 +72,21 @@ class Scene:
     layout: dict[str, Any]
     truth: list[tuple[str, str, list[tuple[float, float]]]]  # card, box, visible points
     partial: list[tuple[str, list[tuple[float, float]]]]  # card, 30-80% open index points
+    variations: dict[str, Any] = field(default_factory=dict)  # what spoils the picture
+
+
+# Conditions the figures are also broken down by (a scene can meet several).
+CONDITIONS: dict[str, Callable[[Scene], bool]] = {
+    "cards under 100 px": lambda s: s.card_width < 100,
+    "strong tilt (> 0.7)": lambda s: s.variations.get("tilt", 0) > 0.7,
+    "uneven light (> 0.7)": lambda s: s.variations.get("uneven_light", 0) > 0.7,
+    "glare": lambda s: s.variations.get("glare", 0) > 0,
+    "hand shadows": lambda s: s.variations.get("shadows", 0) > 0,
+    "motion blur": lambda s: s.variations.get("motion_blur", 0) > 0,
+    "JPEG quality under 70": lambda s: (s.variations.get("jpeg_quality") or 100) < 70,
+    "6 or more chip stacks": lambda s: s.variations.get("chips", 0) >= 6,
+    "dealer's arm": lambda s: s.variations.get("arms", 0) > 0,
+}
 
 
 @dataclass
@@ -85,6 +103,8 @@ class Score:
     times_ms: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
     false_reads: list[str] = field(default_factory=list)
+    # condition -> [scenes, truth cards, cards read, detections, matched detections]
+    by_condition: dict[str, list[int]] = field(default_factory=dict)
     missed_at: list[tuple[float, float]] = field(default_factory=list)  # this frame's only
     wrong_at: list[tuple[str, float, float]] = field(default_factory=list)  # this frame's only
 
@@ -96,6 +116,10 @@ class Score:
         self.times_ms += other.times_ms
         self.misses += other.misses
         self.false_reads += other.false_reads
+        for name, counts in other.by_condition.items():
+            mine = self.by_condition.setdefault(name, [0] * len(counts))
+            for k, value in enumerate(counts):
+                mine[k] += value
 
     @property
     def precision(self) -> float:
@@ -170,6 +194,10 @@ def score_scene(scene: Scene, detections: Sequence[Any], elapsed_ms: float) -> S
     for box in set(truth_by_box) | set(seen_by_box):
         score.hands += 1
         score.hands_right += truth_by_box.get(box, set()) == seen_by_box.get(box, set())
+    for name, applies in CONDITIONS.items():
+        if applies(scene):
+            score.by_condition[name] = [1, score.truth_cards, score.truth_read,
+                                        score.detections, score.matched]
     return score
 
 
@@ -181,7 +209,7 @@ def rendered_scenes(n: int, seed: int, designs: Sequence[str]) -> Iterator[Scene
                     rendered.card_width, rendered.layout,
                     [(t.card, t.box, list(t.index_points)) for t in rendered.truth],
                     [(t.card, list(t.partial_points)) for t in rendered.truth
-                     if t.partial_points])
+                     if t.partial_points], dict(rendered.meta.get("variations", {})))
 
 
 def folder_scenes(folder: Path) -> Iterator[Scene]:
@@ -200,7 +228,7 @@ def folder_scenes(folder: Path) -> Iterator[Scene]:
         partial = [(t["card"], [tuple(p) for p in t.get("partial_points", [])])
                    for t in doc["truth"] if t.get("partial_points")]
         yield Scene(path.stem, doc["design"], image, float(doc["card_width"]), doc["layout"],
-                    truth, partial)
+                    truth, partial, doc.get("variations", {}))
 
 
 def load_recognizer(model: Path | None) -> Any:
@@ -296,6 +324,14 @@ def report(title: str, per_design: dict[str, Score], verbose: int) -> Score:
           f"{_verdict(s.hand_rate >= TARGET_HANDS)} (target {TARGET_HANDS:.0%})")
     print(f"  median detect time {s.median_ms:.1f} ms per frame: "
           f"{_verdict(s.median_ms <= TARGET_MS)} (target {TARGET_MS:.0f} ms)")
+    if s.by_condition:
+        print(f"  {'under condition':<26}{'scenes':>7}{'cards':>7}{'precision':>11}"
+              f"{'recall':>9}")
+        for name in CONDITIONS:
+            if name in s.by_condition:
+                n, cards, read, dets, matched = s.by_condition[name]
+                print(f"  {name:<26}{n:>7}{cards:>7}{matched / max(1, dets):>11.2%}"
+                      f"{read / max(1, cards):>9.2%}")
     if verbose:
         for line in s.misses[:verbose] + s.false_reads[:verbose]:
             print(f"    {line}")
