@@ -13,9 +13,11 @@ TUNING designs only (the held-out designs are never rendered by this script):
   with that card; pairs of an index 30-80% open are left out; all other pairs
   (pips of the card centre, artwork, reversed pairs, indices mostly covered by a
   later card) are labelled "not an index";
-- full rendered scenes (chips, face-down cards, fanned hands, arms): every
-  candidate far from all open and partly open index points is a further "not an
-  index" example.
+- full rendered scenes of the tuning designs (chips, face-down cards, fanned
+  hands, arms): a candidate on an open index point, read in the direction the
+  card faces (hands are turned at most 25 degrees, so a top-left index reads
+  downwards and a bottom-right one upwards), is that card; every candidate far
+  from all open and partly open index points is "not an index".
 
 The network is an MLP (one hidden ReLU layer, a rank head with 14 classes, the
 last "not an index", and a suit head) trained with numpy (Adam, cross-entropy,
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -307,29 +310,52 @@ def random_scenes(n: int, seed: int, designs: Sequence[Any], render_scene: Any,
         yield render_scene(spec, designs[k % len(designs)], int(rng.integers(1 << 30)))
 
 
-def scene_negatives(scenes: Iterator[Any], share: float,
-                    rng: np.random.Generator) -> np.ndarray:
-    """Features of candidates far from every visible index point of rendered scenes."""
-    feats = []
+UPRIGHT_COS = math.cos(math.radians(50))
+
+
+def scene_examples(scenes: Iterator[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Examples from rendered scenes: indices read the right way, and "not an index".
+
+    The renderer turns hands at most 25 degrees (and cards 4 more), so a card's
+    top-left index reads downwards in the frame and its bottom-right index (the
+    second of a card's two points) upwards: a candidate on a truth point in that
+    direction is that card; the other way round, or on a partly open index, it is
+    left out. Candidates far from every open or partly open index are negatives.
+    """
+    feats, ranks, suits = [], [], []
     for scene in scenes:
         features, rank_at, suit_at = candidate_features(scene.image)
         if features.shape[0] == 0:
             continue
         middle = (rank_at + suit_at) / 2
-        scale = np.hypot(*(suit_at - rank_at).T)
-        # Indices open enough to be read, or partly open (may be read), are no negatives.
-        points = np.array([p for t in scene.truth
-                           for p in [*t.index_points, *getattr(t, "partial_points", [])]],
-                          np.float32)
-        if points.size:
-            nearest = np.min(np.hypot(middle[:, None, 0] - points[None, :, 0],
-                                      middle[:, None, 1] - points[None, :, 1]), axis=1)
-        else:
-            nearest = np.full(features.shape[0], np.inf)
-        far = np.flatnonzero((nearest > 1.5 * scale) & (rng.random(features.shape[0]) < share))
-        if far.size:
-            feats.append(features[far])
-    return np.concatenate(feats) if feats else np.zeros((0, FEATURE_SIZE), np.float32)
+        down = suit_at - rank_at
+        scale = np.hypot(down[:, 0], down[:, 1])
+        up_cos = down[:, 1] / np.maximum(scale, 1e-6)
+        rank = np.full(features.shape[0], -2, np.int64)
+        suit = np.full(features.shape[0], NO_SUIT, np.int64)
+        near_any = np.zeros(features.shape[0], bool)
+        for truth in scene.truth:
+            points = [(p, k) for k, p in enumerate(truth.index_points)]
+            points += [(p, -1) for p in getattr(truth, "partial_points", [])]
+            for (x, y), corner in points:
+                distance = np.hypot(middle[:, 0] - x, middle[:, 1] - y)
+                near_any |= distance <= 1.5 * scale
+                if corner < 0:
+                    continue
+                close = distance <= 0.12 * scene.card_width
+                facing = up_cos >= UPRIGHT_COS if corner == 0 else up_cos <= -UPRIGHT_COS
+                hits = close & facing & (rank == -2)
+                rank[hits] = RANKS.index(truth.card[0])
+                suit[hits] = SUITS.index(truth.card[1])
+        rank[~near_any] = NOT_INDEX
+        keep = rank != -2
+        feats.append(features[keep])
+        ranks.append(rank[keep])
+        suits.append(suit[keep])
+    if not feats:
+        return (np.zeros((0, FEATURE_SIZE), np.float32), np.zeros(0, np.int64),
+                np.zeros(0, np.int64))
+    return np.concatenate(feats), np.concatenate(ranks), np.concatenate(suits)
 
 
 class MLP:
@@ -469,12 +495,12 @@ def make_examples(args: argparse.Namespace, designs: Sequence[Any],
     scenes = chain(generate_scenes(args.scenes // 2, args.seed + 1000, names),
                    random_scenes(args.scenes - args.scenes // 2, args.seed + 2000, designs,
                                  render_scene, SceneSpec))
-    negatives = scene_negatives(scenes, 1.0, rng)
-    print(f"scene negatives: {negatives.shape[0]} ({time.perf_counter() - started:.0f} s)",
-          flush=True)
-    features = np.concatenate([features, negatives])
-    rank = np.concatenate([rank, np.full(negatives.shape[0], NOT_INDEX)])
-    suit = np.concatenate([suit, np.full(negatives.shape[0], NO_SUIT)])
+    s_features, s_rank, s_suit = scene_examples(scenes)
+    print(f"scenes: {s_features.shape[0]} examples, {(s_rank != NOT_INDEX).sum()} indices "
+          f"({time.perf_counter() - started:.0f} s)", flush=True)
+    features = np.concatenate([features, s_features])
+    rank = np.concatenate([rank, s_rank])
+    suit = np.concatenate([suit, s_suit])
 
     return features, rank, suit
 
@@ -483,7 +509,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--samples", type=int, default=3000, help="card-level canvases")
-    parser.add_argument("--scenes", type=int, default=120, help="rendered scenes for negatives")
+    parser.add_argument("--scenes", type=int, default=160,
+                        help="rendered scenes of the tuning designs")
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--out", type=Path, default=MODEL_FILE)
