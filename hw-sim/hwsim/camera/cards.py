@@ -91,9 +91,10 @@ def _draw_index(img: np.ndarray, rank: str, suit: str, design: CardDesign, width
     # Centre the rank and the pip on one column, the width of the widest rank.
     column = max(_index_glyph_width(design, rank_h, "Q"), suit_size)
     cx = x0 + column / 2
-    gx = int(round(cx - gw / 2))
+    # A rank wider than the column ("10") grows to the right, never over the card's edge
+    # or border.
+    gx = int(round(max(cx - gw / 2, x0)))
     gy = int(round(y0))
-    gx = max(gx, 1)
     region = img[gy:gy + gh, gx:gx + gw]
     alpha = (glyph.astype(np.float32) / 255.0)[:, :, None]
     region[:] = (region * (1 - alpha) + np.array(colour, np.float32) * alpha).astype(np.uint8)
@@ -143,11 +144,12 @@ def _rounded_mask(width: int, height: int, radius: float) -> np.ndarray:
 def _draw_border(img: np.ndarray, design: CardDesign, width: int, height: int) -> None:
     colour = design.border_colour
     t = max(1, round(0.008 * width))
+    # Printed borders keep clear of the index, as on real decks (see BORDER_CLEARANCE).
     if design.border == "line":
-        m = round(0.035 * width)
+        m = round(0.022 * width)
         cv2.rectangle(img, (m, m), (width - m, height - m), colour, t, cv2.LINE_AA)
     elif design.border == "double":
-        for m in (round(0.03 * width), round(0.045 * width)):
+        for m in (round(0.016 * width), round(0.03 * width)):
             cv2.rectangle(img, (m, m), (width - m, height - m), colour, t, cv2.LINE_AA)
     elif design.border == "frame":
         m = round(0.25 * width)

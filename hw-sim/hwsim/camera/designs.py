@@ -22,6 +22,7 @@ PipLayout = Literal["classic", "single"]
 BackPattern = Literal["lattice", "dots", "rings", "stripes"]
 
 Colour = tuple[int, int, int]  # BGR
+BORDER_CLEARANCE = 0.025  # space between a border line and the index, card widths
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,12 @@ class CardDesign:
     back_pattern: BackPattern
     back_colour: Colour
 
+    def __post_init__(self) -> None:
+        inner_edge = {"none": 0.0, "line": 0.03, "double": 0.038, "frame": 0.0}[self.border]
+        if min(self.index_x, self.index_y) < inner_edge + BORDER_CLEARANCE:
+            raise ValueError(f"design {self.name}: the index must sit at least "
+                             f"{BORDER_CLEARANCE} card widths inside its border line")
+
     @property
     def font(self) -> int:
         return self.font_face | (cv2.FONT_ITALIC if self.font_italic else 0)
@@ -68,14 +75,14 @@ DESIGNS: dict[str, CardDesign] = {
             name="casino_jumbo", font_face=cv2.FONT_HERSHEY_SIMPLEX, font_italic=False,
             rank_height=0.21, font_thickness=0.17, red=(30, 20, 225), black=(10, 10, 10),
             stock=(252, 252, 248), border="line", border_colour=(120, 120, 120),
-            corner_radius=0.05, index_x=0.045, index_y=0.045, suit_size=0.14, suit_gap=0.18,
+            corner_radius=0.05, index_x=0.06, index_y=0.06, suit_size=0.14, suit_gap=0.18,
             face_art="letter", art_colours=((140, 60, 20), (30, 160, 220), (60, 60, 60)),
             pip_layout="single", back_pattern="stripes", back_colour=(150, 60, 20)),
         CardDesign(
             name="royal_complex", font_face=cv2.FONT_HERSHEY_COMPLEX, font_italic=False,
             rank_height=0.14, font_thickness=0.12, red=(50, 40, 180), black=(40, 20, 20),
             stock=(235, 245, 250), border="double", border_colour=(50, 40, 180),
-            corner_radius=0.10, index_x=0.06, index_y=0.06, suit_size=0.10, suit_gap=0.25,
+            corner_radius=0.10, index_x=0.07, index_y=0.07, suit_size=0.10, suit_gap=0.25,
             face_art="framed", art_colours=((30, 120, 40), (60, 200, 240), (120, 40, 120)),
             pip_layout="classic", back_pattern="rings", back_colour=(30, 90, 30)),
         CardDesign(
@@ -96,7 +103,7 @@ DESIGNS: dict[str, CardDesign] = {
             name="slim_simplex", font_face=cv2.FONT_HERSHEY_SIMPLEX, font_italic=False,
             rank_height=0.16, font_thickness=0.10, red=(35, 35, 170), black=(50, 30, 30),
             stock=(250, 250, 252), border="line", border_colour=(35, 35, 170),
-            corner_radius=0.12, index_x=0.06, index_y=0.05, suit_size=0.10, suit_gap=0.25,
+            corner_radius=0.12, index_x=0.06, index_y=0.06, suit_size=0.10, suit_gap=0.25,
             face_art="letter", art_colours=((160, 110, 40), (60, 60, 200), (40, 160, 200)),
             pip_layout="single", back_pattern="rings", back_colour=(100, 30, 110)),
         # Held out: never seen while training or tuning the recognizer.
@@ -104,7 +111,7 @@ DESIGNS: dict[str, CardDesign] = {
             name="triplex_serif", font_face=cv2.FONT_HERSHEY_TRIPLEX, font_italic=False,
             rank_height=0.16, font_thickness=0.13, red=(45, 25, 190), black=(20, 20, 35),
             stock=(238, 248, 252), border="double", border_colour=(90, 90, 90),
-            corner_radius=0.09, index_x=0.05, index_y=0.05, suit_size=0.11, suit_gap=0.22,
+            corner_radius=0.09, index_x=0.065, index_y=0.065, suit_size=0.11, suit_gap=0.22,
             face_art="geometric", art_colours=((160, 40, 40), (40, 200, 220), (40, 30, 190)),
             pip_layout="classic", back_pattern="stripes", back_colour=(40, 40, 160)),
         CardDesign(
