@@ -14,10 +14,12 @@ TUNING designs only (the held-out designs are never rendered by this script):
   (pips of the card centre, artwork, reversed pairs, indices mostly covered by a
   later card) are labelled "not an index";
 - full rendered scenes of the tuning designs (chips, face-down cards, fanned
-  hands, arms): a candidate on an open index point, read in the direction the
-  card faces (hands are turned at most 25 degrees, so a top-left index reads
-  downwards and a bottom-right one upwards), is that card; every candidate far
-  from all open and partly open index points is "not an index".
+  hands, arms): every candidate far from all open and partly open index points
+  is "not an index". With `--scene-indices`, a candidate on an open index
+  point, read in the direction the card faces (hands are turned at most 25
+  degrees, so a top-left index reads downwards and a bottom-right one
+  upwards), is that card too (tried; not better on the tuning designs, so the
+  shipped model is trained without it).
 
 The network is an MLP (one hidden ReLU layer, a rank head with 14 classes, the
 last "not an index", and a suit head) trained with numpy (Adam, cross-entropy,
@@ -313,7 +315,8 @@ def random_scenes(n: int, seed: int, designs: Sequence[Any], render_scene: Any,
 UPRIGHT_COS = math.cos(math.radians(50))
 
 
-def scene_examples(scenes: Iterator[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def scene_examples(scenes: Iterator[Any],
+                   with_indices: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Examples from rendered scenes: indices read the right way, and "not an index".
 
     The renderer turns hands at most 25 degrees (and cards 4 more), so a card's
@@ -321,6 +324,7 @@ def scene_examples(scenes: Iterator[Any]) -> tuple[np.ndarray, np.ndarray, np.nd
     second of a card's two points) upwards: a candidate on a truth point in that
     direction is that card; the other way round, or on a partly open index, it is
     left out. Candidates far from every open or partly open index are negatives.
+    Without `with_indices` only the negatives are taken.
     """
     feats, ranks, suits = [], [], []
     for scene in scenes:
@@ -340,7 +344,7 @@ def scene_examples(scenes: Iterator[Any]) -> tuple[np.ndarray, np.ndarray, np.nd
             for (x, y), corner in points:
                 distance = np.hypot(middle[:, 0] - x, middle[:, 1] - y)
                 near_any |= distance <= 1.5 * scale
-                if corner < 0:
+                if corner < 0 or not with_indices:
                     continue
                 close = distance <= 0.12 * scene.card_width
                 facing = up_cos >= UPRIGHT_COS if corner == 0 else up_cos <= -UPRIGHT_COS
@@ -495,7 +499,7 @@ def make_examples(args: argparse.Namespace, designs: Sequence[Any],
     scenes = chain(generate_scenes(args.scenes // 2, args.seed + 1000, names),
                    random_scenes(args.scenes - args.scenes // 2, args.seed + 2000, designs,
                                  render_scene, SceneSpec))
-    s_features, s_rank, s_suit = scene_examples(scenes)
+    s_features, s_rank, s_suit = scene_examples(scenes, args.scene_indices)
     print(f"scenes: {s_features.shape[0]} examples, {(s_rank != NOT_INDEX).sum()} indices "
           f"({time.perf_counter() - started:.0f} s)", flush=True)
     features = np.concatenate([features, s_features])
@@ -509,8 +513,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--samples", type=int, default=3000, help="card-level canvases")
-    parser.add_argument("--scenes", type=int, default=160,
+    parser.add_argument("--scenes", type=int, default=120,
                         help="rendered scenes of the tuning designs")
+    parser.add_argument("--scene-indices", action="store_true",
+                        help="take index examples from the scenes too, not only negatives")
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--out", type=Path, default=MODEL_FILE)
