@@ -213,3 +213,26 @@ def test_a_restart_says_hello_and_numbers_from_one(
     reliable = host.of_kind(FrameType.CARD, FrameType.SHOE)
     assert (reliable[0].type, reliable[0].seq, reliable[0].payload) == (FrameType.SHOE, 1, b"\x01")
     assert reliable[1].seq == 2 and parse_card_payload(reliable[1].payload) == (12, 1, 1, False)
+
+
+def test_a_dealer_paced_shoe_lets_out_one_card_per_draw(started: Starter) -> None:
+    shoe, host = started(["AS", "KD", "7C", "2H"], dealer_paced=True)
+    host.wait_for(lambda frames: any(f.type == FrameType.SHOE for f in frames))
+    host.pump(0.1)
+    assert host.of_kind(FrameType.CARD) == []  # nothing drawn, nothing sent
+    shoe.draw(2)
+    host.wait_for(lambda frames: len([f for f in frames if f.type == FrameType.CARD]) >= 2)
+    host.pump(0.1)
+    cards = [parse_card_payload(f.payload) for f in host.of_kind(FrameType.CARD)]
+    assert len({c[2] for c in cards}) == 2  # re-sends aside, exactly two card indices
+    assert shoe.cards_dealt == 2 and shoe.cards_left == 2
+
+
+def test_loading_a_new_shoe_reports_loaded_and_deals_the_new_cards(started: Starter) -> None:
+    shoe, host = started(["AS"], dealer_paced=True)
+    shoe.load(["9H", "8D"])
+    shoe.draw(1)
+    host.wait_for(lambda frames: any(f.type == FrameType.CARD for f in frames))
+    first_card = parse_card_payload(host.of_kind(FrameType.CARD)[0].payload)
+    assert first_card[:2] == (9, 1)  # 9 of hearts: the old card left with the old shoe
+    assert len(host.of_kind(FrameType.SHOE)) >= 2  # loaded at start and on the new load

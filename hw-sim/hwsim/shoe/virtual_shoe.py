@@ -104,7 +104,10 @@ class VirtualShoe:
         unreadable: float = 0.0,
         low_confidence: float = 0.0,
         record_write_times: bool = False,
+        dealer_paced: bool = False,
     ) -> None:
+        """`dealer_paced`: cards stay in the shoe until `draw()` lets them out, one
+        per draw, as a dealer pulls them; otherwise they go as fast as the gate allows."""
         if buffer_size < 1:
             raise ValueError("buffer_size must be at least 1")
         self.serial_number = serial_number
@@ -145,6 +148,9 @@ class VirtualShoe:
         self._replug_at: float | None = None
         self._load = _Load(deque(normalise(c) for c in cards), cut_card_after)
         self._status.append(ShoeEventCode.LOADED)
+        self.dealer_paced = dealer_paced
+        self._draws_allowed = 0
+        self.cards_dealt = 0
 
     # Life cycle -----------------------------------------------------------
 
@@ -225,6 +231,21 @@ class VirtualShoe:
                 self._load = _Load(deque(normalise(c) for c in cards), None)
                 self._status.append(ShoeEventCode.LOADED)
             self._boot(time.monotonic())
+        self._wake()
+
+    def draw(self, count: int = 1) -> None:
+        """A dealer-paced shoe: let `count` more cards out."""
+        with self._lock:
+            self._draws_allowed += count
+        self._wake()
+
+    def load(self, cards: Sequence[str], cut_card_after: int | None = None) -> None:
+        """A freshly shuffled shoe goes in (between rounds): the cards left are
+        taken out, the new ones loaded and `loaded` reported."""
+        with self._lock:
+            self._load = _Load(deque(normalise(c) for c in cards), cut_card_after)
+            self._draws_allowed = 0
+            self._status.append(ShoeEventCode.LOADED)
         self._wake()
 
     def deal_more(self, cards: Sequence[str]) -> None:
@@ -311,7 +332,7 @@ class VirtualShoe:
         deadlines = [self._next_heartbeat]
         if self._pending:
             deadlines.append(self._last_progress + self.timing.resend_interval_s)
-        if (self._load.cards or self._status) and len(self._pending) < self.buffer_size:
+        if (self._card_may_leave() or self._status) and len(self._pending) < self.buffer_size:
             deadlines.append(self._next_card_at)
         if self._replug_at is not None:
             deadlines.append(self._replug_at)
@@ -365,8 +386,11 @@ class VirtualShoe:
 
     # Shoe to host ------------------------------------------------------------
 
+    def _card_may_leave(self) -> bool:
+        return bool(self._load.cards) and (not self.dealer_paced or self._draws_allowed > 0)
+
     def _deal(self, now: float) -> None:
-        while (self._load.cards or self._status) and now >= self._next_card_at:
+        while (self._card_may_leave() or self._status) and now >= self._next_card_at:
             if len(self._pending) >= self.buffer_size:
                 if self._gate_open:
                     self._gate_open = False
@@ -376,7 +400,12 @@ class VirtualShoe:
             if self._status:
                 self._new_status(self._status.popleft(), now)
                 continue
+            if not self._card_may_leave():
+                return
             self._new_card(self._load.cards.popleft(), now)
+            self.cards_dealt += 1
+            if self.dealer_paced:
+                self._draws_allowed -= 1
             if self.timing.card_interval_s > 0:
                 self._next_card_at = now + self.timing.card_interval_s
             load = self._load
