@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,3 +69,39 @@ class TableView:
     flags: tuple[str, ...]
     halted: bool
     banker: str
+
+
+def to_json(value: Due | TableView) -> dict[str, Any]:
+    """A `Due` or `TableView` as plain JSON values (tuples become lists)."""
+    return asdict(value)
+
+
+def due_from_json(data: Mapping[str, Any]) -> Due:
+    """The inverse of `to_json` for a `Due` (e.g. read back from the local API)."""
+    fields = dict(data)
+    for key in ("actions", "open_flags", "resolutions"):
+        fields[key] = tuple(fields.get(key, ()))
+    return Due(**fields)
+
+
+def view_from_json(data: Mapping[str, Any]) -> TableView:
+    """The inverse of `to_json` for a `TableView`."""
+    boxes = tuple(
+        BoxView(
+            box["number"], box["owner"], tuple(tuple(bet) for bet in box["bets"]),
+            tuple(
+                HandView(
+                    hand["index"], tuple(hand["cards"]), hand["total"], hand["soft"],
+                    tuple(tuple(stake) for stake in hand["stakes"]), hand["status"],
+                    hand["result"],
+                )
+                for hand in box["hands"]
+            ),
+            box["active"],
+        )
+        for box in data["boxes"]
+    )
+    return TableView(
+        data["round"], data["phase"], boxes, tuple(data["dealer"]), data["dealer_total"],
+        data["dealer_soft"], tuple(data["flags"]), data["halted"], data["banker"],
+    )

@@ -217,3 +217,21 @@ def test_the_phase_machine_is_configured_for_speed_and_safety() -> None:
     assert set(tbl.machine.states) == {"betting", "dealing", "insurance", "playing", "dealer",
                                        "settled", "halted", "void"}
     assert logging.getLogger("transitions").getEffectiveLevel() >= logging.WARNING
+
+
+def test_due_and_view_survive_a_trip_through_json() -> None:
+    import json
+
+    from table.machine import Table
+    from table.profiles import load_profile
+    from table.views import due_from_json, to_json, view_from_json
+
+    table = Table(load_profile("casinos-austria"))
+    for event in ({"bet": {"box": 2, "amount": 50}}, {"bet": {"box": 2, "amount": 10,
+                  "spot": "dealer_bust"}}, {"deal": {}}, {"card": "8S"}, {"card": "6D"},
+                  {"card": "8H"}):
+        assert table.apply(event).accepted
+    due, view = table.due(), table.view()
+    assert due.box == 2 and "split" in due.actions
+    assert due_from_json(json.loads(json.dumps(to_json(due)))) == due
+    assert view_from_json(json.loads(json.dumps(to_json(view)))) == view
