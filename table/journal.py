@@ -286,6 +286,15 @@ class Journal:
         )
         return int(rows[0][0]) if rows else None
 
+    def last_source_ref(self, source: str) -> str | None:
+        """The reference of the newest committed event from `source` (e.g. the
+        shoe's last stored frame), None if there is none."""
+        rows = self._query(
+            "SELECT source_ref FROM events WHERE source = ? AND source_ref IS NOT NULL"
+            " ORDER BY seq DESC LIMIT 1", (source,),
+        )
+        return str(rows[0][0]) if rows else None
+
     def record_round(self, round_no: int, result: Mapping[str, Any]) -> None:
         """Add a finished round's outputs to the pending batch.
 

@@ -390,3 +390,18 @@ def test_a_second_writer_is_refused_at_commit(path: Path) -> None:
     first.close()
     with Journal(path) as journal:
         assert [e.event for e in journal.events()] == [BET]
+
+
+def test_the_last_source_ref_is_the_newest_committed_one_of_that_source(path: Path) -> None:
+    with Journal(path) as journal:
+        assert journal.last_source_ref("shoe") is None
+        journal.append({"card": "7S"}, "shoe", "0:1")
+        journal.append({"card": "8S"}, "shoe", "0:2")
+        journal.append(BET, "api", "t1:1")
+        journal.append(DEAL, "api")  # no reference
+        assert journal.last_source_ref("shoe") is None  # pending is not stored
+        journal.commit()
+        journal.append({"card": "9S"}, "shoe", "0:3")  # never committed
+    with Journal(path) as journal:
+        assert journal.last_source_ref("shoe") == "0:2"
+        assert journal.last_source_ref("api") == "t1:1"
