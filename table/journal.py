@@ -107,6 +107,10 @@ class Journal:
     `profile` and `rules` are stored when the file is created, so an export
     is a complete scenario; opening an existing journal with a different
     profile is refused (its events would replay differently).
+
+    `read_only=True` opens an existing journal for reading only (the
+    `tablectl journal` commands): the file is never written, and a daemon
+    writing it at the same time is not disturbed. Appending is refused.
     """
 
     def __init__(
@@ -117,10 +121,15 @@ class Journal:
         rules: Mapping[str, Any] | None = None,
         create: bool = True,
         max_pages: int | None = None,
+        read_only: bool = False,
     ) -> None:
         self.path = Path(path)
+        self.read_only = read_only
         self._lock = threading.RLock()
         self._pending = _Pending()
+        if read_only:
+            self._open_read_only()
+            return
         exists = self.path.exists() and self.path.stat().st_size > 0
         if exists:
             _check_header(self.path)
@@ -163,6 +172,49 @@ class Journal:
         except JournalError:
             self._db.close()
             raise
+
+    def _open_read_only(self) -> None:
+        path = self.path
+        if not path.exists():
+            raise JournalError(f"{path}: no journal there; give the path of a journal file")
+        if not path.is_file():
+            raise JournalError(f"{path} is not a file; give the path of a journal file")
+        if path.stat().st_size == 0:
+            raise JournalError(f"{path} is empty, not a tablectl journal")
+        _check_header(path)
+        _check_contents_read_only(path)
+        # mode=ro never writes the database file. While a writer has the file
+        # open its -wal file exists, and the reader goes through the WAL (and
+        # its -shm index) to see every commit. Without a -wal file no writer
+        # is there and everything is in the main file: it is read as immutable,
+        # so no -wal or -shm file is made beside it (one made by another user
+        # could keep the daemon from opening its journal).
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        if not Path(f"{path}-wal").exists():
+            uri += "&immutable=1"
+        try:
+            self._db = sqlite3.connect(
+                uri,
+                uri=True,
+                timeout=_BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+        except sqlite3.Error as error:
+            raise JournalError(f"{path}: cannot open the journal ({error})") from error
+        try:
+            self._meta = self._read_meta()
+            self._last_committed = self._max_seq()
+            self._last_round = self._max_round()
+        except sqlite3.Error as error:
+            self._db.close()
+            raise JournalError(f"{path}: cannot read the journal ({error})") from error
+
+    def _refuse_if_read_only(self) -> None:
+        if self.read_only:
+            raise JournalError(
+                f"{self.path} is open read-only; open it without read_only=True to write"
+            )
 
     # -- creation and checks ---------------------------------------------------
 
@@ -247,6 +299,7 @@ class Journal:
         Raises `AlreadyStored` when `source_ref` was already stored (or is
         pending) for `source`: a re-sent shoe frame is then a no-op.
         """
+        self._refuse_if_read_only()
         if not isinstance(source, str) or not source:
             raise ValueError(f"source must be a non-empty name such as 'shoe', got {source!r}")
         text = _event_text(event)
@@ -301,6 +354,7 @@ class Journal:
         The round spans the events after the previous round's last event up to
         the last event appended so far.
         """
+        self._refuse_if_read_only()
         text = json.dumps(dict(result), separators=(",", ":"))
         status = result.get("status")
         flags = result.get("flags", [])
