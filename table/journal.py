@@ -15,6 +15,7 @@ the `GroupCommitter` is given the time by its caller.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -584,10 +585,16 @@ class GroupCommitter:
 def export_scenario(journal: Journal, rounds: Iterable[int] | None = None) -> dict[str, Any]:
     """A `table-scenario/1` document of recorded rounds (all by default).
 
-    Each round carries its events and, as `expect`, the result recorded when
-    it was played. Rounds are replayed on a fresh table: a selection that
-    does not start at the journal's first round (or at a shoe load) starts
-    from a full shoe, which the original round did not.
+    Each round carries its events, its number in the journal
+    (`journal_round`) and, as `expect`, the result recorded when it was
+    played, numbered as the replay numbers it: the round's `round` is its
+    place in the document, and a refusal recorded at `event N` (the table's
+    count of events, which is the journal seq when the daemon fed the table
+    every journal event) is at `round R, event E` of the document.
+
+    Rounds are replayed on a fresh table: a selection that does not start at
+    the journal's first round (or at a shoe load) starts from a full shoe,
+    which the original round did not.
     """
     profile = journal.profile
     if profile is None:
@@ -609,23 +616,59 @@ def export_scenario(journal: Journal, rounds: Iterable[int] | None = None) -> di
     doc["profile"] = profile
     if journal.rules:
         doc["rules"] = journal.rules
-    doc["rounds"] = [
-        {
-            "events": [item.event for item in journal.round_events(n)],
-            "expect": records[n].result,
-        }
-        for n in wanted
-    ]
+    doc["rounds"] = []
+    for index, n in enumerate(wanted, start=1):
+        events = journal.round_events(n)
+        doc["rounds"].append({
+            "journal_round": n,
+            "events": [item.event for item in events],
+            "expect": _as_replayed(records[n].result, events, index),
+        })
     return doc
+
+
+_TABLE_POSITION = re.compile(r"^event (\d+)$")
+
+
+def _as_replayed(
+    result: dict[str, Any], events: list[JournalEvent], index: int
+) -> dict[str, Any]:
+    """A recorded result in the numbering of a replay of the exported document."""
+    expect = dict(result)
+    if "round" in expect:
+        expect["round"] = index
+    refused = expect.get("refused")
+    if not isinstance(refused, list):
+        return expect
+    by_seq = {item.seq: (e, item.event) for e, item in enumerate(events, start=1)}
+    renumbered = []
+    for entry in refused:
+        match = _TABLE_POSITION.match(str(entry.get("position", ""))) if isinstance(
+            entry, dict) else None
+        found = by_seq.get(int(match.group(1))) if match else None
+        # Renumber only when the event at that seq is the refused one (same kind).
+        if found is not None and isinstance(entry.get("event"), dict) and set(
+                entry["event"]) == set(found[1]):
+            entry = {**entry, "position": f"round {index}, event {found[0]}"}
+        renumbered.append(entry)
+    expect["refused"] = renumbered
+    return expect
 
 
 # -- helpers -------------------------------------------------------------------
 
 
+# The one event with a second key: a card with the place a camera saw it land.
+_PLACED_CARD_KEYS = {"card", "box"}
+
+
 def _event_text(event: Mapping[str, Any]) -> str:
-    if not isinstance(event, Mapping) or len(event) != 1:
+    if not isinstance(event, Mapping) or (
+        len(event) != 1 and set(event) != _PLACED_CARD_KEYS
+    ):
         raise ValueError(
-            f"an event is a dict with one key such as {{'card': '7S'}}, got {event!r}"
+            "an event is a dict with one key such as {'card': '7S'} (a card may add "
+            f"'box'), got {event!r}"
         )
     try:
         return json.dumps(dict(event), separators=(",", ":"), allow_nan=False)

@@ -134,6 +134,8 @@ def test_bad_events_are_refused_and_nothing_is_pending(path: Path) -> None:
         with pytest.raises(ValueError, match="cannot be stored as JSON"):
             journal.append({"bet": {"box": object()}}, "api")
         assert journal.pending_count == 0
+        # A card may say where the camera saw it land.
+        assert journal.append({"card": "7S", "box": 3}, "camera") == 1
 
 
 # -- files that are not our journal ------------------------------------------------
