@@ -611,7 +611,7 @@ def export_scenario(journal: Journal, rounds: Iterable[int] | None = None) -> di
             f"the journal has rounds 1 to {len(records)}"
         )
     doc: dict[str, Any] = {"format": SCENARIO_FORMAT}
-    span = f"round {wanted[0]}" if len(wanted) == 1 else f"rounds {wanted[0]}-{wanted[-1]}"
+    span = f"round {wanted[0]}" if len(wanted) == 1 else f"rounds {_ranges(wanted)}"
     doc["name"] = f"{journal.path.name}: {span}" if wanted else journal.path.name
     doc["profile"] = profile
     if journal.rules:
@@ -625,6 +625,20 @@ def export_scenario(journal: Journal, rounds: Iterable[int] | None = None) -> di
             "expect": _as_replayed(records[n].result, events, index),
         })
     return doc
+
+
+def _ranges(numbers: list[int]) -> str:
+    """`1-3,7` for [1, 2, 3, 7] (consecutive runs joined)."""
+    parts: list[str] = []
+    start = previous = numbers[0]
+    for n in [*numbers[1:], None]:
+        if n is not None and n == previous + 1:
+            previous = n
+            continue
+        parts.append(str(start) if start == previous else f"{start}-{previous}")
+        if n is not None:
+            start = previous = n
+    return ",".join(parts)
 
 
 _TABLE_POSITION = re.compile(r"^event (\d+)$")

@@ -489,3 +489,46 @@ def test_read_only_refuses_what_is_not_a_journal_and_creates_nothing(tmp_path: P
     with pytest.raises(JournalError, match="is not a file"):
         Journal(tmp_path / "folder", read_only=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.sqlite", "folder", "notes.txt"]
+
+
+def test_export_numbers_rounds_and_refusals_as_the_replay_does(path: Path) -> None:
+    """The daemon feeds the table every journal event without a position: a refusal
+    is recorded at `event N` (N = its seq). The export writes it where the replay
+    of the document puts it, and a selection's rounds are numbered from 1."""
+    from table.machine import Table
+    from table.profiles import load_profile
+    from table.scenario import run_scenario
+
+    refused_split = {"do": {"box": 1, "action": "split"}}  # T+5 is no pair
+    played = [
+        [{"shoe": "loaded"}, *TWO_BOXES_DEALER_BUSTS[:8], refused_split,
+         *TWO_BOXES_DEALER_BUSTS[8:]],
+        [{"shoe": "loaded"}, *TWO_BOXES_DEALER_BUSTS[:8], refused_split,
+         *TWO_BOXES_DEALER_BUSTS[8:]],
+    ]
+    table = Table(load_profile("casinos-austria"))
+    with Journal(path, profile="casinos-austria") as journal:
+        for number, events in enumerate(played, 1):
+            for event in events:
+                table.apply(event)
+                journal.append(event, "sim")
+            journal.record_round(number, table.results()[-1])
+            journal.commit()
+    with Journal(path, read_only=True) as journal:
+        recorded = [r.result for r in journal.rounds()]
+        assert [r["refused"][0]["position"] for r in recorded] == ["event 10", "event 25"]
+        exported = export_scenario(journal)
+        assert [r["journal_round"] for r in exported["rounds"]] == [1, 2]
+        expect = [r["expect"] for r in exported["rounds"]]
+        assert [e["refused"][0]["position"] for e in expect] == [
+            "round 1, event 10", "round 2, event 10"]
+        assert run_scenario(json.loads(json.dumps(exported)))["rounds"] == expect
+        second = export_scenario(journal, rounds=[2])
+        assert second["rounds"][0]["journal_round"] == 2
+        assert second["rounds"][0]["expect"]["round"] == 1
+        assert second["rounds"][0]["expect"]["refused"][0]["position"] == "round 1, event 10"
+        assert run_scenario(second)["rounds"] == [second["rounds"][0]["expect"]]
+        for original, replayed in zip(recorded, expect, strict=True):
+            assert {k: v for k, v in original.items() if k not in ("round", "refused")} == {
+                k: v for k, v in replayed.items() if k not in ("round", "refused")}
+        assert export_scenario(journal, rounds=[1, 2])["name"] == "journal.sqlite: rounds 1-2"
