@@ -70,19 +70,84 @@ def validate_scenario(doc: Any, lines: dict[tuple[int, int], int] | None = None)
     return parsed
 
 
+def to_jsonl(doc: dict[str, Any]) -> str:
+    """A scenario as JSON lines: the document without its rounds on the first
+    line, then one round object per line (what `tablectl journal export
+    --format jsonl` writes; `load_scenario` reads it back)."""
+    header = {key: value for key, value in doc.items() if key != "rounds"}
+    lines = [header, *doc.get("rounds", [])]
+    return "".join(
+        json.dumps(line, sort_keys=True, ensure_ascii=False, separators=(", ", ": ")) + "\n"
+        for line in lines
+    )
+
+
+def _is_jsonl(path: Path, text: str) -> bool:
+    if path.suffix.lower() == ".jsonl":
+        return True
+    first, _, rest = text.lstrip().partition("\n")
+    if not rest.strip():
+        return False
+    try:
+        header = json.loads(first)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(header, dict) and "rounds" not in header and "profile" in header
+
+
+def _from_jsonl(path: Path, text: str) -> tuple[dict[str, Any], dict[tuple[int, int], int]]:
+    """The document of a JSON-lines scenario, and the line of each event."""
+    doc: dict[str, Any] | None = None
+    rounds: list[Any] = []
+    lines: dict[tuple[int, int], int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ScenarioError(
+                f"{path}, line {number}", f"not valid JSON: {exc.msg} (one JSON object a line)"
+            ) from None
+        if doc is None:
+            if not isinstance(value, dict) or "rounds" in value:
+                raise ScenarioError(
+                    f"{path}, line {number}",
+                    "the first line of a JSON-lines scenario is its header "
+                    '{"format": ..., "profile": ..., "rules": ...} without "rounds"',
+                )
+            doc = dict(value)
+            continue
+        if isinstance(value, dict) and isinstance(value.get("events"), list):
+            for e in range(len(value["events"])):
+                lines[(len(rounds), e)] = number
+        rounds.append(value)
+    if doc is None:
+        raise ScenarioError(str(path), "the file is empty: no scenario header line")
+    doc["rounds"] = rounds
+    return doc, lines
+
+
 def load_scenario(path: str | Path) -> dict[str, Any]:
-    """Read and validate a scenario file; errors name the line of the bad event."""
+    """Read and validate a scenario file, a JSON document or JSON lines (a
+    header line, then one round a line); errors name the line of the bad event."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ScenarioError(str(path), f"cannot read the file: {exc.strerror}") from None
+    if _is_jsonl(path, text):
+        doc, lines = _from_jsonl(path, text)
+    else:
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ScenarioError(
+                f"{path}, line {exc.lineno}", f"not valid JSON: {exc.msg}"
+            ) from None
+        lines = _event_lines(text)
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScenarioError(f"{path}, line {exc.lineno}", f"not valid JSON: {exc.msg}") from None
-    try:
-        validate_scenario(doc, _event_lines(text))
+        validate_scenario(doc, lines)
     except ScenarioError as exc:
         raise ScenarioError(f"{path}: {exc.position}", exc.message) from None
     assert isinstance(doc, dict)

@@ -107,3 +107,42 @@ def test_check_scenario_reports_each_difference() -> None:
     differences = check_scenario(doc)
     assert differences == ['round 1: net: expected {"box1/main": 100}, got {"box1/main": 150} '
                            "(box1/main: expected 100, got 150)"]
+
+
+def test_json_lines_scenarios_load_as_the_same_document(tmp_path: Path) -> None:
+    from table.scenario import to_jsonl
+
+    text = to_jsonl(SCENARIO)
+    lines = text.splitlines()
+    assert len(lines) == 1 + len(SCENARIO["rounds"])
+    assert json.loads(lines[0]) == {k: v for k, v in SCENARIO.items() if k != "rounds"}
+    assert [json.loads(line) for line in lines[1:]] == SCENARIO["rounds"]
+    for name in ("case.jsonl", "case.json"):  # found by its suffix, or by its header line
+        path = tmp_path / name
+        path.write_text(text + "\n", encoding="utf-8")  # blank lines are skipped
+        assert load_scenario(path) == SCENARIO
+        assert run_scenario(load_scenario(path)) == run_scenario(SCENARIO)
+
+
+def test_a_bad_json_lines_scenario_names_its_line(tmp_path: Path) -> None:
+    from table.scenario import to_jsonl
+
+    bad = json.loads(json.dumps(SCENARIO))
+    bad["rounds"][1]["events"][1] = {"card": "1X"}
+    path = tmp_path / "bad.jsonl"
+    path.write_text(to_jsonl(bad), encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"round 2, event 2 \(line 3\).*unknown card"):
+        load_scenario(path)
+    path.write_text('{"format": "table-scenario/1", "profile": "casinos-austria"}\n{"events": [\n',
+                    encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"bad.jsonl, line 2.*one JSON object a line"):
+        load_scenario(path)
+    path.write_text(json.dumps(SCENARIO) + "\n", encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"line 1.*header .* without \"rounds\""):
+        load_scenario(path)
+    path.write_text("", encoding="utf-8")
+    with pytest.raises(ScenarioError, match="empty"):
+        load_scenario(path)
+    header_only = tmp_path / "none.jsonl"
+    header_only.write_text('{"profile": "casinos-austria"}\n', encoding="utf-8")
+    assert load_scenario(header_only) == {"profile": "casinos-austria", "rounds": []}
