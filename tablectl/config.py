@@ -1,0 +1,259 @@
+"""The daemon's configuration: one TOML file, validated whole before anything starts.
+
+Every problem in the file is collected and reported at once, each with its
+key and what is allowed, so an installer fixes the file in one go.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SHOE_DRIVERS = ("shoelink", "text", "none")
+DEFAULT_JOURNAL = "var/journal.sqlite"
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; `problems` lists every reason."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        lines = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"{source}: {len(problems)} problem(s) in the configuration:\n{lines}")
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    profile: str = "casinos-austria"
+    rules: Mapping[str, Any] = field(default_factory=dict)
+    min_bet: int = 10
+    max_bet: int = 10_000
+
+
+@dataclass(frozen=True)
+class ShoeConfig:
+    driver: str = "shoelink"
+    port: str | None = None
+    baudrate: int = 115_200
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    source: str | int
+    layout: str
+    fps: float = 10.0
+    width: int = 1280
+    height: int = 720
+
+
+@dataclass(frozen=True)
+class JournalConfig:
+    path: str = DEFAULT_JOURNAL
+    commit_batch: int = 256
+    commit_interval_ms: float = 2.0
+
+
+@dataclass(frozen=True)
+class ApiConfig:
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = 8765
+
+
+@dataclass(frozen=True)
+class Config:
+    table: TableConfig
+    shoe: ShoeConfig
+    camera: CameraConfig | None
+    journal: JournalConfig
+    api: ApiConfig
+    panel: Mapping[str, Any]
+    source: str = "<built-in>"
+
+
+_Checker = Callable[[Any], bool]
+
+
+class _Section:
+    """Reads one table of the TOML file, noting every problem instead of stopping."""
+
+    def __init__(self, name: str, raw: Any, problems: list[str]) -> None:
+        self.name = name
+        self.problems = problems
+        if raw is None:
+            raw = {}
+        if not isinstance(raw, dict):
+            problems.append(f"[{name}] must be a table of keys, got {type(raw).__name__}")
+            raw = {}
+        self.raw: dict[str, Any] = raw
+        self.used: set[str] = set()
+
+    def get(self, key: str, default: Any, check: _Checker, allowed: str) -> Any:
+        self.used.add(key)
+        if key not in self.raw:
+            return default
+        value = self.raw[key]
+        if not check(value):
+            self.problems.append(f"[{self.name}] {key} = {value!r}: expected {allowed}")
+            return default
+        return value
+
+    def finish(self, known_extra: tuple[str, ...] = ()) -> None:
+        unknown = sorted(set(self.raw) - self.used - set(known_extra))
+        for key in unknown:
+            allowed = ", ".join(sorted(self.used | set(known_extra)))
+            self.problems.append(f"[{self.name}] unknown key {key!r}; allowed keys: {allowed}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _positive_int(value: Any) -> bool:
+    return _is_int(value) and value > 0
+
+
+def _port_number(value: Any) -> bool:
+    return _is_int(value) and 0 < value < 65536
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and value.strip() != ""
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+
+KNOWN_SECTIONS = ("table", "shoe", "camera", "journal", "api", "panel")
+
+
+def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
+    """Validate a parsed TOML document; raise ConfigError listing every problem."""
+    problems: list[str] = []
+    for key in sorted(set(raw) - set(KNOWN_SECTIONS)):
+        problems.append(
+            f"unknown section [{key}]; allowed sections: {', '.join(KNOWN_SECTIONS)}"
+        )
+
+    table_section = _Section("table", raw.get("table"), problems)
+    table = TableConfig(
+        profile=table_section.get("profile", "casinos-austria", _text, "a profile name or path"),
+        rules=table_section.get("rules", {}, lambda v: isinstance(v, dict), "a table of rule keys"),
+        min_bet=table_section.get("min_bet", 10, _positive_int, "a positive integer"),
+        max_bet=table_section.get("max_bet", 10_000, _positive_int, "a positive integer"),
+    )
+    table_section.finish()
+    if table.min_bet > table.max_bet:
+        problems.append(
+            f"[table] min_bet {table.min_bet} is above max_bet {table.max_bet}"
+        )
+    problems.extend(_profile_problems(table, source))
+
+    shoe_section = _Section("shoe", raw.get("shoe"), problems)
+    driver = shoe_section.get(
+        "driver", "shoelink", lambda v: v in SHOE_DRIVERS, " or ".join(SHOE_DRIVERS)
+    )
+    shoe = ShoeConfig(
+        driver=driver,
+        port=shoe_section.get("port", None, _text, "a serial port path or URL"),
+        baudrate=shoe_section.get("baudrate", 115_200, _positive_int, "a positive integer"),
+    )
+    shoe_section.finish()
+    if shoe.driver != "none" and shoe.port is None:
+        problems.append(
+            f"[shoe] driver = {shoe.driver!r} needs port = \"/dev/serial/by-id/...\" "
+            "(or socket://host:port); set driver = \"none\" for a camera-only table"
+        )
+
+    camera: CameraConfig | None = None
+    if "camera" in raw:
+        camera_section = _Section("camera", raw.get("camera"), problems)
+        camera_source = camera_section.get(
+            "source", None, lambda v: _text(v) or _is_int(v),
+            "a device index, a file, a folder of stills or a stream URL",
+        )
+        layout = camera_section.get("layout", None, _text, "the path of a layout file")
+        fps = camera_section.get("fps", 10.0, _number, "a positive number")
+        width = camera_section.get("width", 1280, _positive_int, "a positive integer")
+        height = camera_section.get("height", 720, _positive_int, "a positive integer")
+        camera_section.finish()
+        if camera_source is None:
+            problems.append("[camera] source is missing (device index, file or URL)")
+        if layout is None:
+            problems.append(
+                "[camera] layout is missing: make one with `tablectl vision calibrate`"
+            )
+        if camera_source is not None and layout is not None:
+            camera = CameraConfig(camera_source, layout, float(fps), width, height)
+    if shoe.driver == "none" and "camera" not in raw:
+        problems.append("[shoe] driver = \"none\" needs a [camera] section: no card source")
+
+    journal_section = _Section("journal", raw.get("journal"), problems)
+    journal = JournalConfig(
+        path=journal_section.get("path", DEFAULT_JOURNAL, _text, "a file path"),
+        commit_batch=journal_section.get("commit_batch", 256, _positive_int, "a positive integer"),
+        commit_interval_ms=float(
+            journal_section.get("commit_interval_ms", 2.0, _number, "a positive number")
+        ),
+    )
+    journal_section.finish()
+
+    api_section = _Section("api", raw.get("api"), problems)
+    api = ApiConfig(
+        enabled=api_section.get("enabled", True, lambda v: isinstance(v, bool), "true or false"),
+        host=api_section.get("host", "127.0.0.1", _text, "a host address"),
+        port=api_section.get("port", 8765, _port_number, "a TCP port 1-65535"),
+    )
+    api_section.finish()
+
+    panel_raw = raw.get("panel", {})
+    if not isinstance(panel_raw, dict):
+        problems.append("[panel] must be a table of keys")
+        panel_raw = {}
+    problems.extend(_panel_problems(panel_raw))
+
+    if problems:
+        raise ConfigError(source, problems)
+    return Config(table, shoe, camera, journal, api, panel_raw, source)
+
+
+def _profile_problems(table: TableConfig, source: str) -> list[str]:
+    from table.profiles import ProfileError, load_profile
+
+    profile = table.profile
+    if profile.endswith(".toml") and not Path(profile).is_absolute():
+        profile = str(Path(source).parent / profile) if source != "<built-in>" else profile
+    try:
+        load_profile(profile, dict(table.rules))
+    except ProfileError as error:
+        return [f"[table] profile {table.profile!r}: {error}"]
+    return []
+
+
+def _panel_problems(panel: Mapping[str, Any]) -> list[str]:
+    from firmware_bridge.panel import PinMapError, parse_pin_map
+
+    try:
+        parse_pin_map(dict(panel))
+    except PinMapError as error:
+        return [f"[panel] {problem}" for problem in error.problems]
+    return []
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and validate a config file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(str(path), [f"cannot read the file: {error.strerror}"]) from error
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(str(path), [f"not valid TOML: {error}"]) from error
+    return parse_config(raw, str(path))

@@ -1,0 +1,243 @@
+"""The daemon: one process, one loop owning the table, devices posting to it.
+
+`Daemon(config).open()` opens the journal, replays it into a fresh table
+(the state is a function of the events), applies the profile's policy to a
+round a crash interrupted, then starts the shoe reader, the panel, the local
+API and (optionally) the camera. `run()` owns the calling thread until
+`stop()` (SIGTERM/SIGINT in `tablectl run`); `close()` releases everything.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from firmware_bridge.panel import BoxLamp, ButtonPress, LampPicture, Panel, parse_pin_map
+from table.journal import Journal, JournalError
+from table.machine import IN_ROUND, Table
+from table.profiles import Rules, load_profile
+from tablectl.api import ApiServer
+from tablectl.buttons import button_event
+from tablectl.config import Config
+from tablectl.lamps import lamp_picture
+from tablectl.service import Submission, TableService
+from tablectl.shoe_feed import ShoeFeed
+
+log = logging.getLogger(__name__)
+
+# Finished rounds kept in memory: the journal holds them all.
+KEEP_ROUNDS = 4
+
+
+class DaemonError(Exception):
+    """The daemon cannot start; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class StartReport:
+    events_replayed: int
+    rounds_recorded: int
+    interrupted_round: int | None
+    interrupted_action: str | None
+
+
+class Daemon:
+    """The composition root. Pass `panel` to drive given lamps (mock pins in the
+    simulator and tests); otherwise the config's pin map on the default pins."""
+
+    def __init__(self, config: Config, *, panel: Panel | None = None,
+                 make_panel: bool = True, fresh_shoe: bool = False) -> None:
+        self.config = config
+        self.fresh_shoe = fresh_shoe
+        self.panel = panel
+        self._make_panel = make_panel and panel is None
+        self.rules: Rules | None = None
+        self.journal: Journal | None = None
+        self.service: TableService | None = None
+        self.shoe: ShoeFeed | None = None
+        self.api: ApiServer | None = None
+        self.camera: Any = None
+        self._closers: list[Callable[[], None]] = []
+        self._unwired_warned: set[int] = set()
+        self.report: StartReport | None = None
+
+    # -- start -----------------------------------------------------------------------
+
+    def open(self) -> StartReport:
+        config = self.config
+        try:
+            self.rules = load_profile(config.table.profile, dict(config.table.rules))
+        except Exception as error:  # validated with the config; a file may have changed since
+            raise DaemonError(f"the profile cannot be loaded: {error}") from error
+        self.journal = self._open_journal()
+        self._closers.append(self.journal.close)
+        table, replayed = self._replay(self.journal, self.rules)
+        self.service = TableService(table, self.journal,
+                                    commit_batch=config.journal.commit_batch)
+        self.report = self._settle_interrupted_round(replayed)
+        self._start_panel()
+        self._start_shoe()
+        self._start_api()
+        self._start_camera()
+        return self.report
+
+    def _open_journal(self) -> Journal:
+        path = Path(self.config.journal.path)
+        if not path.parent.exists():
+            path.parent.mkdir(parents=True)
+            log.info("made the journal's folder %s", path.parent)
+        try:
+            return Journal(path, profile=self.config.table.profile,
+                           rules=dict(self.config.table.rules))
+        except JournalError as error:
+            raise DaemonError(str(error)) from error
+
+    @staticmethod
+    def _replay(journal: Journal, rules: Rules) -> tuple[Table, int]:
+        table = Table(rules, keep_rounds=KEEP_ROUNDS)
+        count = 0
+        for stored in journal.events():
+            table.apply(stored.event)
+            count += 1
+        return table, count
+
+    def _settle_interrupted_round(self, replayed: int) -> StartReport:
+        assert self.service is not None and self.rules is not None
+        service = self.service
+        table = service.table
+        rounds = service.recorded_round
+        interrupted = table.state in IN_ROUND or table.state == "halted"
+        number = table.due().round if interrupted else None
+        action = None
+        if interrupted:
+            action = self.rules.interrupted_round
+            if action == "void":
+                service.process([Submission({"resolve": "void"}, "daemon")])
+            log.warning("round %s was interrupted by a stop: %s (profile rule "
+                        "interrupted_round)", number, "voided, every bet returned"
+                        if action == "void" else "it resumes where it stopped")
+        return StartReport(replayed, rounds, number, action)
+
+    def _start_panel(self) -> None:
+        assert self.service is not None
+        if self.panel is None and self._make_panel:
+            try:
+                self.panel = Panel(parse_pin_map(dict(self.config.panel)))
+            except Exception as error:
+                raise DaemonError(
+                    f"the lamp panel cannot be driven: {error}. On a Raspberry Pi check the "
+                    "pin factory (GPIOZERO_PIN_FACTORY=lgpio on a Pi 5) and that the user is "
+                    "in the gpio group; without lamps, set GPIOZERO_PIN_FACTORY=mock"
+                ) from error
+        if self.panel is None:
+            return
+        panel = self.panel
+        self._closers.append(panel.close)
+        self.service.on_change(self._show_lamps)
+        panel.on_button(self._on_button)
+        self._show_lamps(self.service)
+
+    def _show_lamps(self, service: TableService) -> None:
+        if self.panel is None:
+            return
+        snapshot = service.snapshot
+        picture = lamp_picture(snapshot.view, snapshot.due, shoe_online=snapshot.shoe_online,
+                               journal_fault=snapshot.journal_fault is not None)
+        self.panel.apply(self._wired_only(picture))
+
+    def _wired_only(self, picture: LampPicture) -> LampPicture:
+        assert self.panel is not None
+        wired = set(self.panel.wired_boxes)
+        boxes = list(picture.boxes)
+        for number, state in enumerate(picture.boxes, start=1):
+            if number not in wired and state is not BoxLamp.OFF:
+                boxes[number - 1] = BoxLamp.OFF
+                if number not in self._unwired_warned:
+                    self._unwired_warned.add(number)
+                    log.warning("box %d is in play but has no lamp in [panel.boxes]", number)
+        return replace(picture, boxes=tuple(boxes))
+
+    def _on_button(self, press: ButtonPress) -> None:
+        assert self.service is not None
+        name = press.name
+
+        def meaning(table: Table) -> list[dict[str, Any]]:
+            result = button_event(name, table.due())
+            if result.event is None:
+                log.info("button %s", result.note)
+                return []
+            return [result.event]
+
+        self.service.submit(Submission(None, "button", derive=meaning))
+
+    def _start_shoe(self) -> None:
+        assert self.service is not None
+        shoe = self.config.shoe
+        if shoe.driver == "none" or shoe.port is None:
+            return
+        self.shoe = ShoeFeed(self.service, shoe.driver, shoe.port, baudrate=shoe.baudrate,
+                             fresh_shoe=self.fresh_shoe)
+        self.shoe.start()
+        self._closers.append(self.shoe.stop)
+
+    def _start_api(self) -> None:
+        assert self.service is not None
+        api = self.config.api
+        if not api.enabled:
+            return
+        try:
+            self.api = ApiServer(self.service, api.host, api.port)
+        except OSError as error:
+            raise DaemonError(
+                f"the local API cannot listen on {api.host}:{api.port} ({error.strerror}); "
+                "is another tablectl running? Change [api] port or stop the other one"
+            ) from error
+        self.api.start()
+        self._closers.append(self.api.stop)
+
+    def _start_camera(self) -> None:
+        if self.config.camera is None:
+            return
+        # The camera pulls in OpenCV: imported only for a table that has one.
+        from tablectl.camera_wiring import start_camera
+
+        assert self.service is not None
+        self.camera = start_camera(self.config, self.service, with_shoe=self.shoe is not None)
+        self._closers.append(self.camera.stop)
+
+    # -- run and stop -------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Own the calling thread until `stop()`."""
+        assert self.service is not None, "open() first"
+        self.service.run()
+
+    def run_in_thread(self) -> threading.Thread:
+        thread = threading.Thread(target=self.run, name="table-loop", daemon=True)
+        thread.start()
+        return thread
+
+    def stop(self) -> None:
+        if self.service is not None:
+            self.service.stop()
+
+    def close(self) -> None:
+        """Stop the devices, turn the lamps off and close the journal (last)."""
+        self.stop()
+        if self.service is not None and self.service.running:
+            self.service.wait_stopped(5.0)
+        if self.panel is not None:
+            try:
+                self.panel.apply(LampPicture())
+            except Exception:  # closing must go on whatever the lamps do
+                log.exception("the lamps could not be turned off")
+        while self._closers:
+            closer = self._closers.pop()
+            try:
+                closer()
+            except Exception:
+                log.exception("closing %r failed", closer)

@@ -1,0 +1,61 @@
+"""The lamp picture as a pure function of what the table shows.
+
+The panel driver only applies pictures; this module is the one place that
+knows what each lamp means at the table (docs/panel.md).
+"""
+
+from __future__ import annotations
+
+from firmware_bridge.panel.picture import BOX_COUNT, BoxLamp, LampPicture
+from table.views import BoxView, Due, TableView
+
+_RESULT_LAMPS = {"win": BoxLamp.WON, "lose": BoxLamp.LOST, "push": BoxLamp.PUSH}
+
+
+def lamp_picture(
+    view: TableView, due: Due, *, shoe_online: bool = True, journal_fault: bool = False
+) -> LampPicture:
+    """Every lamp for this moment of the round.
+
+    - a box: off without a bet; `bet` while in play; `turn` (blinking) while its
+      owner must decide; after settlement the owner's result (`blackjack` for a
+      natural that won, else `won`/`lost`/`push` by the owner's main-bet verdict;
+      split hands with mixed verdicts show the majority, a tie `push`).
+    - DRAW / STAND: the dealer's instruction while the dealer completes the hand.
+    - the alarm: a misdeal or dealer error holds the round, or the journal cannot store.
+    - the shoe-fault lamp: the shoe's link is down.
+    """
+    boxes = [BoxLamp.OFF] * BOX_COUNT
+    turn_box = due.box if due.phase == "playing" and not due.halted else None
+    for box in view.boxes:
+        if 1 <= box.number <= BOX_COUNT:
+            boxes[box.number - 1] = _box_lamp(box, view.phase, turn_box)
+    return LampPicture(
+        boxes=tuple(boxes),
+        draw=due.dealer == "draw" and not due.halted,
+        stand=due.dealer == "stand" and not due.halted,
+        alarm=view.halted or journal_fault,
+        shoe_fault=not shoe_online,
+    )
+
+
+def _box_lamp(box: BoxView, phase: str, turn_box: int | None) -> BoxLamp:
+    if not box.bets:
+        return BoxLamp.OFF
+    if box.number == turn_box:
+        return BoxLamp.TURN
+    if phase != "settled":
+        return BoxLamp.BET
+    verdicts = [hand.result for hand in box.hands if hand.result is not None]
+    if not verdicts:
+        return BoxLamp.BET
+    if any(hand.status == "natural" and hand.result == "win" for hand in box.hands):
+        return BoxLamp.BLACKJACK
+    if all(verdict == verdicts[0] for verdict in verdicts):
+        return _RESULT_LAMPS[verdicts[0]]
+    wins, losses = verdicts.count("win"), verdicts.count("lose")
+    if wins > losses:
+        return BoxLamp.WON
+    if losses > wins:
+        return BoxLamp.LOST
+    return BoxLamp.PUSH

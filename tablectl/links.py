@@ -1,0 +1,100 @@
+"""The virtual dealer's ways to the table: in-process through the service, or over
+the local API from another process (hardware-in-the-loop runs, crash tests)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+from hwsim.dealer.protocols import Sent, TableUnavailable
+
+from table.views import Due, TableView, due_from_json, view_from_json
+from tablectl.service import TableService
+
+
+class ServiceLink:
+    """A `TableLink` on the daemon's own service (the simulated table)."""
+
+    def __init__(self, service: TableService, source: str = "sim",
+                 timeout_s: float = 10.0) -> None:
+        self.service = service
+        self.source = source
+        self.timeout_s = timeout_s
+
+    def due(self) -> Due:
+        return self.service.snapshot.due
+
+    def view(self) -> TableView:
+        return self.service.snapshot.view
+
+    def send(self, event: dict[str, Any], ref: str) -> Sent:
+        receipt = self.service.submit_and_wait(event, self.source, ref, self.timeout_s)
+        if not receipt.stored:
+            raise TableUnavailable(receipt.reason or "the table did not store the event")
+        return Sent(receipt.stored, receipt.accepted, receipt.reason, receipt.duplicate)
+
+
+class HttpTableLink:
+    """A `TableLink` over the local API (`tablectl/api.py`). Connection failures
+    raise `TableUnavailable`, so a dealer retries while the daemon restarts."""
+
+    def __init__(self, url: str, timeout_s: float = 10.0) -> None:
+        parts = urlsplit(url)
+        if parts.scheme != "http" or not parts.hostname:
+            raise ValueError(f"{url!r}: give the API as http://HOST:PORT")
+        self.host = parts.hostname
+        self.port = parts.port or 80
+        self.timeout_s = timeout_s
+        self._conn: http.client.HTTPConnection | None = None
+
+    def state(self) -> dict[str, Any]:
+        return self._request("GET", "/state")
+
+    def due(self) -> Due:
+        return due_from_json(self.state()["due"])
+
+    def view(self) -> TableView:
+        return view_from_json(self.state()["view"])
+
+    def send(self, event: dict[str, Any], ref: str) -> Sent:
+        answer = self._request("POST", "/events", {"event": event, "id": ref})
+        return Sent(bool(answer["stored"]), bool(answer["accepted"]), answer.get("reason"),
+                    bool(answer.get("duplicate")))
+
+    def wait_ready(self, timeout_s: float) -> bool:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                self.state()
+                return True
+            except TableUnavailable:
+                time.sleep(0.05)
+        return False
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _request(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        try:
+            if self._conn is None:
+                self._conn = http.client.HTTPConnection(self.host, self.port,
+                                                        timeout=self.timeout_s)
+            self._conn.request(method, path, body=data, headers=headers)
+            response = self._conn.getresponse()
+            payload = response.read()
+        except (OSError, http.client.HTTPException) as error:
+            self.close()
+            raise TableUnavailable(f"the table's API does not answer: {error}") from error
+        if response.status == 503:
+            raise TableUnavailable(json.loads(payload).get("reason") or "the table cannot store")
+        answer: dict[str, Any] = json.loads(payload)
+        if response.status != 200:
+            raise ValueError(f"{method} {path}: {answer.get('error', answer)}")
+        return answer

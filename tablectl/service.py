@@ -1,0 +1,286 @@
+"""The table service: the one writer of table state.
+
+Every input (a shoe frame, a button, a terminal's API call, the camera, the
+simulator) arrives as a `Submission` on one queue. The service's loop applies
+each event to the table at once (so the lamps follow without waiting for the
+disk), appends it to the journal, commits the whole batch in one transaction
+(group commit) and only then answers each submitter: the shoe's frame is
+acknowledged and the API call returns once its event is on disk.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from table.events import ScenarioError, parse_event
+from table.journal import Journal, JournalError
+from table.machine import Table
+from table.views import Due, TableView
+
+log = logging.getLogger(__name__)
+
+ROUND_OVER = ("settled", "void")
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """What became of a submission, given once its fate is on disk (or cannot be)."""
+
+    stored: bool
+    accepted: bool
+    reason: str | None = None
+    journal_seq: int | None = None
+    duplicate: bool = False
+    flags: tuple[str, ...] = ()
+    # The event is not an event at all: neither applied nor stored (`reason` says why).
+    malformed: bool = False
+
+
+Reply = Callable[[Receipt], None]
+# Runs on the loop thread with the table as it stands; returns the events to apply.
+Derive = Callable[[Table], list[dict[str, Any]]]
+
+NOTHING_TO_STORE = Receipt(True, True, "nothing to store")
+
+
+@dataclass
+class Submission:
+    """One input. `event` None with no `derive`: nothing to store, only an answer
+    in order (a shoe status the table has no use for must still be acknowledged
+    after the frames before it)."""
+
+    event: dict[str, Any] | None
+    source: str
+    source_ref: str | None = None
+    reply: Reply | None = None
+    derive: Derive | None = None
+
+
+Listener = Callable[["TableService"], None]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The table as of the last batch, for readers on other threads (the API)."""
+
+    due: Due
+    view: TableView
+    journal_fault: str | None
+    shoe_online: bool
+    journal_seq: int
+
+
+@dataclass
+class ServiceStatus:
+    """What the lamps and displays show besides the table: set on the loop thread."""
+
+    shoe_online: bool = True
+    shoe_note: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+class TableService:
+    """Applies, journals and answers; call `run` on the loop thread."""
+
+    def __init__(
+        self,
+        table: Table,
+        journal: Journal,
+        *,
+        commit_batch: int = 256,
+    ) -> None:
+        self.table = table
+        self.journal = journal
+        self.commit_batch = commit_batch
+        self.status = ServiceStatus()
+        self._inbox: queue.Queue[Submission | None] = queue.Queue()
+        self._listeners: list[Listener] = []
+        rounds = journal.rounds()
+        self._recorded_round = rounds[-1].round_no if rounds else 0
+        self.journal_fault: str | None = None
+        self.events_applied = 0
+        self.batches = 0
+        self.stop_requested = threading.Event()
+        self._stopped = threading.Event()
+        self._running = False
+        self.snapshot = Snapshot(table.due(), table.view(), None, True,
+                                 journal.last_committed_seq)
+
+    # Any thread ----------------------------------------------------------
+
+    def submit(self, submission: Submission) -> None:
+        self._inbox.put(submission)
+
+    def submit_and_wait(
+        self, event: dict[str, Any], source: str, source_ref: str | None = None,
+        timeout_s: float = 5.0,
+    ) -> Receipt:
+        """Submit from another thread and block until the event's fate is on disk."""
+        done = threading.Event()
+        box: list[Receipt] = []
+
+        def reply(receipt: Receipt) -> None:
+            box.append(receipt)
+            done.set()
+
+        self.submit(Submission(event, source, source_ref, reply=reply))
+        if not done.wait(timeout_s):
+            return Receipt(False, False, "the table did not answer in time; try again")
+        return box[0]
+
+    def call(self, action: Callable[[TableService], None]) -> None:
+        """Run `action` on the loop thread (the only writer of service state)."""
+        def derive(_: Table) -> list[dict[str, Any]]:
+            action(self)
+            return []
+
+        self.submit(Submission(None, "service", derive=derive))
+
+    def on_change(self, listener: Listener) -> None:
+        """Called on the loop thread after every applied batch (lamps, display)."""
+        self._listeners.append(listener)
+
+    def stop(self) -> None:
+        self.stop_requested.set()
+        self._inbox.put(None)
+
+    def wait_stopped(self, timeout_s: float) -> bool:
+        return self._stopped.wait(timeout_s)
+
+    # Loop thread ---------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    @property
+    def recorded_round(self) -> int:
+        """The newest round recorded in the journal (or pending there)."""
+        return self._recorded_round
+
+    def run(self) -> None:
+        self._running = True
+        try:
+            self.notify()
+            while not self.stop_requested.is_set():
+                batch = self._take_batch()
+                if batch:
+                    self.process(batch)
+        finally:
+            self._stopped.set()
+
+    def _take_batch(self) -> list[Submission]:
+        """Wait for one submission, then take whatever else is already waiting:
+        under load the batches grow (group commit), when idle each commits at once."""
+        try:
+            first = self._inbox.get(timeout=0.1)
+        except queue.Empty:
+            return []
+        if first is None:
+            return []
+        batch = [first]
+        while len(batch) < self.commit_batch:
+            try:
+                item = self._inbox.get_nowait()
+            except queue.Empty:
+                break
+            if item is None:
+                self.stop_requested.set()
+                break
+            batch.append(item)
+        return batch
+
+    def process(self, batch: Iterable[Submission]) -> None:
+        """Apply, journal and commit one batch, then answer its submitters."""
+        answers: list[tuple[Submission, Receipt]] = []
+        for submission in batch:
+            answers.append((submission, self._handle(submission)))
+        stored = self._commit()
+        self.batches += 1
+        # Lamps and readers of the state see the batch before anyone hears back,
+        # so a caller that reads the state after its answer sees its own event.
+        self.notify()
+        for submission, receipt in answers:
+            if receipt.stored and not stored and receipt is not NOTHING_TO_STORE:
+                receipt = Receipt(
+                    False, receipt.accepted, self.journal_fault, None, False, receipt.flags
+                )
+            elif receipt is NOTHING_TO_STORE and not stored:
+                receipt = Receipt(False, False, self.journal_fault)
+            if submission.reply is not None:
+                submission.reply(receipt)
+
+    def notify(self) -> None:
+        self.snapshot = Snapshot(self.table.due(), self.table.view(), self.journal_fault,
+                                 self.status.shoe_online, self.journal.last_committed_seq)
+        for listener in self._listeners:
+            try:
+                listener(self)
+            except Exception:  # a display must never stop the table
+                log.exception("a table listener failed")
+
+    def _handle(self, submission: Submission) -> Receipt:
+        if submission.derive is not None:
+            receipt = NOTHING_TO_STORE
+            for event in submission.derive(self.table):
+                receipt = self._apply_one(event, submission.source, None)
+            return receipt
+        if submission.event is None:
+            return NOTHING_TO_STORE if self.journal_fault is None else Receipt(
+                False, False, self.journal_fault)
+        return self._apply_one(submission.event, submission.source, submission.source_ref)
+
+    def _apply_one(
+        self, event: dict[str, Any], source: str, source_ref: str | None
+    ) -> Receipt:
+        if self.journal_fault is not None:
+            return Receipt(False, False, self.journal_fault)
+        try:
+            parse_event(event, "event")
+        except ScenarioError as error:
+            return Receipt(False, False, str(error), malformed=True)
+        try:
+            if source_ref is not None and self.journal.has_source_ref(source, source_ref):
+                return Receipt(True, True, "already stored", duplicate=True)
+            outcome = self.table.apply(event)
+            self.events_applied += 1
+            seq = self.journal.append(event, source, source_ref)
+            self._record_finished_round()
+        except (JournalError, ValueError) as error:
+            self._journal_failed(error)
+            return Receipt(False, False, self.journal_fault)
+        return Receipt(True, outcome.accepted, outcome.reason, seq, False, outcome.flags)
+
+    def _record_finished_round(self) -> None:
+        table = self.table
+        if table.state not in ROUND_OVER:
+            return
+        result = table.current_result()
+        if result is None or result["round"] <= self._recorded_round:
+            return
+        self.journal.record_round(result["round"], result)
+        self._recorded_round = result["round"]
+
+    def _commit(self) -> bool:
+        if self.journal_fault is not None:
+            return False
+        try:
+            self.journal.commit()
+        except JournalError as error:
+            self._journal_failed(error)
+            return False
+        return True
+
+    def _journal_failed(self, error: Exception) -> None:
+        if self.journal_fault is None:
+            log.error("journal fault: %s", error)
+        self.journal_fault = (
+            f"the journal cannot store events ({error}); the table is halted and nothing "
+            "more is acknowledged: free disk space or replace the storage, then restart "
+            "tablectl (it resumes from the journal)"
+        )

@@ -1,0 +1,157 @@
+"""The shoe's reader feeding the table service.
+
+Each reliable ShoeLink frame becomes one submission, in order; the frame is
+acknowledged only when the service answers that its event is on disk (the
+ack is cumulative, so frames with nothing to store are answered in order
+too). A plain-text scanner has no acknowledgement: its cards are best-effort.
+
+A shoe frame's journal reference is `EPOCH:SEQ`. The epoch goes up whenever
+the shoe's numbering starts again (a firmware restart, another shoe, the
+16-bit sequence wrapping), so a reference is never reused; at startup the
+newest stored reference says where the reader resumes.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Protocol
+
+from firmware_bridge.serial_port import Backoff
+from firmware_bridge.shoelink.events import (
+    LinkState,
+    ShoeCard,
+    ShoeEvent,
+    ShoeHello,
+    ShoeStatus,
+    ShoeUnreadable,
+)
+from firmware_bridge.shoelink.link import ShoeLinkReader
+from firmware_bridge.text_scanner import RejectedLine, ScannedCard, ScannerEvent, TextScannerReader
+from tablectl.service import Receipt, ServiceStatus, Submission, TableService
+
+log = logging.getLogger(__name__)
+
+SOURCE = "shoe"
+# Shoe statuses that are table events; the others (empty, lid, jam) are notes.
+TABLE_STATUSES = {"loaded": "loaded", "cut_card": "cut_card"}
+
+
+class Reader(Protocol):
+    def start(self) -> None: ...
+    def stop(self, timeout_s: float = 2.0) -> None: ...
+
+
+def parse_ref(ref: str | None) -> tuple[int, int] | None:
+    """'3:417' -> (3, 417); None for no reference or one of another form."""
+    if ref is None:
+        return None
+    epoch, _, seq = ref.partition(":")
+    if not (epoch.isdigit() and seq.isdigit()):
+        return None
+    return int(epoch), int(seq)
+
+
+class ShoeFeed:
+    """Starts the configured reader and turns its events into submissions."""
+
+    def __init__(
+        self,
+        service: TableService,
+        driver: str,
+        port: str,
+        *,
+        baudrate: int = 115_200,
+        backoff: Backoff | None = None,
+        fresh_shoe: bool = False,
+    ) -> None:
+        """`fresh_shoe`: the shoe numbers its frames from 1 whatever the journal holds
+        (a simulated shoe made anew at each start)."""
+        self.service = service
+        self.driver = driver
+        last = parse_ref(service.journal.last_source_ref(SOURCE))
+        self._epoch, self._last_seq = last if last is not None else (0, 0)
+        if fresh_shoe and last is not None:
+            self._epoch, self._last_seq = self._epoch + 1, 0
+        self.reader: ShoeLinkReader | TextScannerReader
+        if driver == "shoelink":
+            self.reader = ShoeLinkReader(
+                port, self._on_shoelink, resume_after=self._last_seq,
+                baudrate=baudrate, backoff=backoff,
+            )
+        elif driver == "text":
+            self.reader = TextScannerReader(
+                port, self._on_scanner, baudrate=baudrate, backoff=backoff
+            )
+        else:
+            raise ValueError(f"unknown shoe driver {driver!r}: shoelink or text")
+
+    def start(self) -> None:
+        self.reader.start()
+
+    def stop(self) -> None:
+        self.reader.stop()
+
+    def stats(self) -> dict[str, Any]:
+        return dict(self.reader.stats.as_dict())
+
+    # Reader thread ----------------------------------------------------------------
+
+    def _on_shoelink(self, event: ShoeEvent) -> None:
+        if isinstance(event, LinkState):
+            self._set_online(event.online, event.reason)
+            return
+        if isinstance(event, ShoeHello):
+            if event.restarted or event.new_shoe:
+                self._epoch += 1
+                self._last_seq = 0
+            return
+        if event.seq <= self._last_seq:  # numbering started again (or wrapped)
+            self._epoch += 1
+        self._last_seq = event.seq
+        ref = f"{self._epoch}:{event.seq}"
+        self.service.submit(
+            Submission(self._table_event(event), SOURCE, ref, reply=self._acknowledger(event.seq))
+        )
+
+    @staticmethod
+    def _table_event(event: ShoeCard | ShoeUnreadable | ShoeStatus) -> dict[str, Any] | None:
+        if isinstance(event, ShoeCard):
+            return {"card": event.code}
+        if isinstance(event, ShoeUnreadable):
+            return {"flag": "UNREADABLE_CARD"}
+        status = TABLE_STATUSES.get(event.event)
+        if status is None:
+            log.info("shoe reports %s", event.event)
+            return None
+        return {"shoe": status}
+
+    def _acknowledger(self, seq: int) -> Any:
+        reader = self.reader
+
+        def acknowledge(receipt: Receipt) -> None:
+            if receipt.stored and isinstance(reader, ShoeLinkReader):
+                reader.ack(seq)
+
+        return acknowledge
+
+    def _on_scanner(self, event: ScannerEvent) -> None:
+        if isinstance(event, LinkState):
+            self._set_online(event.online, event.reason)
+        elif isinstance(event, RejectedLine):
+            log.warning("scanner line %d rejected: %r (%s)", event.line_number, event.text,
+                        event.reason)
+        elif isinstance(event, ScannedCard):
+            self.service.submit(Submission({"card": event.code}, SOURCE))
+
+    def _set_online(self, online: bool, reason: str) -> None:
+        if online:
+            log.info("shoe online: %s", reason)
+        else:
+            log.warning("shoe offline: %s", reason)
+
+        def update(service: TableService) -> None:
+            status: ServiceStatus = service.status
+            status.shoe_online = online
+            status.shoe_note = reason
+
+        self.service.call(update)
