@@ -17,9 +17,11 @@ ACTIONS = (
 ACTION_ALIASES = {"stick": "stand"}
 RESOLUTIONS = ("void", "accept")
 SHOE_STATUSES = ("loaded", "cut_card")
-# Flags another part of the system reports as an event (shoe, camera).
+# Flags another part of the system reports as an event (shoe, camera). The camera reports
+# CARD_OUT_OF_ORDER / CARD_TO_EMPTY_BOX for a card the shoe already gave to another place.
 REPORTED_FLAGS = (
     "UNREADABLE_CARD", "SHOE_CAMERA_MISMATCH", "CARD_NOT_FROM_SHOE", "SHOE_OFFLINE", "CUT_CARD",
+    "CARD_OUT_OF_ORDER", "CARD_TO_EMPTY_BOX",
 )
 DEALER = "dealer"
 MAX_BOX = 7
