@@ -19,22 +19,26 @@ def check_scenario(doc: dict[str, Any]) -> list[str]:
     for index, (played, expected_round) in enumerate(zip(result["rounds"], doc["rounds"],
                                                          strict=True)):
         expect = expected_round.get("expect")
-        if not isinstance(expect, dict):
-            continue
-        for key in sorted(expect):
-            want = expect[key]
-            got = played.get(key)
-            if got != want:
-                detail = ""
-                if key == "net" and isinstance(want, dict) and isinstance(got, dict):
-                    parts = []
-                    for spot in sorted(set(want) | set(got)):
-                        if want.get(spot) != got.get(spot):
-                            parts.append(f"{spot}: expected {want.get(spot)}, got {got.get(spot)}")
-                    detail = " (" + "; ".join(parts) + ")"
-                differences.append(
-                    f"round {index + 1}: {key}: expected {_show(want)}, got {_show(got)}{detail}"
-                )
-        if played.get("refused") and "refused" not in expect:
-            pass
+        if isinstance(expect, dict):
+            differences += compare_round(index + 1, played, expect)
+    return differences
+
+
+def compare_round(number: int, played: dict[str, Any], expect: dict[str, Any]) -> list[str]:
+    """The differences between one round's result and the keys its `expect` holds."""
+    differences: list[str] = []
+    for key in sorted(expect):
+        want = expect[key]
+        got = played.get(key)
+        if got != want:
+            detail = ""
+            if key == "net" and isinstance(want, dict) and isinstance(got, dict):
+                parts = []
+                for spot in sorted(set(want) | set(got)):
+                    if want.get(spot) != got.get(spot):
+                        parts.append(f"{spot}: expected {want.get(spot)}, got {got.get(spot)}")
+                detail = " (" + "; ".join(parts) + ")"
+            differences.append(
+                f"round {number}: {key}: expected {_show(want)}, got {_show(got)}{detail}"
+            )
     return differences

@@ -15,7 +15,7 @@ import queue
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from table.events import ScenarioError, parse_event
 from table.journal import Journal, JournalError
@@ -25,6 +25,7 @@ from table.views import Due, TableView
 log = logging.getLogger(__name__)
 
 ROUND_OVER = ("settled", "void")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,21 @@ class TableService:
             return []
 
         self.submit(Submission(None, "service", derive=derive))
+
+    def ask(self, question: Callable[[Table], T], timeout_s: float = 5.0) -> T:
+        """Evaluate `question` on the loop thread (a consistent look at the table)."""
+        done = threading.Event()
+        box: list[T] = []
+
+        def derive(table: Table) -> list[dict[str, Any]]:
+            box.append(question(table))
+            done.set()
+            return []
+
+        self.submit(Submission(None, "service", derive=derive))
+        if not done.wait(timeout_s):
+            raise TimeoutError("the table's loop did not answer; is it running?")
+        return box[0]
 
     def on_change(self, listener: Listener) -> None:
         """Called on the loop thread after every applied batch (lamps, display)."""
