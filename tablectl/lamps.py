@@ -9,7 +9,7 @@ from __future__ import annotations
 from firmware_bridge.panel.picture import BOX_COUNT, BoxLamp, LampPicture
 from table.views import BoxView, Due, TableView
 
-_RESULT_LAMPS = {"win": BoxLamp.WON, "lose": BoxLamp.LOST, "push": BoxLamp.PUSH}
+_SIGN = {"win": 1, "lose": -1, "push": 0}
 
 
 def lamp_picture(
@@ -19,8 +19,9 @@ def lamp_picture(
 
     - a box: off without a bet; `bet` while in play; `turn` (blinking) while its
       owner must decide; after settlement the owner's result (`blackjack` for a
-      natural that won, else `won`/`lost`/`push` by the owner's main-bet verdict;
-      split hands with mixed verdicts show the majority, a tie `push`).
+      natural that won, else `won`/`lost`/`push` by the owner's stakes won minus
+      lost over the box's hands, so a split with mixed verdicts shows its balance);
+      off again once a round is void (every bet returned).
     - DRAW / STAND: the dealer's instruction while the dealer completes the hand.
     - the alarm: a misdeal or dealer error holds the round, or the journal cannot store.
     - the shoe-fault lamp: the shoe's link is down.
@@ -40,22 +41,19 @@ def lamp_picture(
 
 
 def _box_lamp(box: BoxView, phase: str, turn_box: int | None) -> BoxLamp:
-    if not box.bets:
+    if not box.bets or phase == "void":
         return BoxLamp.OFF
     if box.number == turn_box:
         return BoxLamp.TURN
     if phase != "settled":
         return BoxLamp.BET
-    verdicts = [hand.result for hand in box.hands if hand.result is not None]
-    if not verdicts:
-        return BoxLamp.BET
+    if all(hand.result is None for hand in box.hands):
+        return BoxLamp.BET  # only side bets or nothing of the owner's settled on a hand
     if any(hand.status == "natural" and hand.result == "win" for hand in box.hands):
         return BoxLamp.BLACKJACK
-    if all(verdict == verdicts[0] for verdict in verdicts):
-        return _RESULT_LAMPS[verdicts[0]]
-    wins, losses = verdicts.count("win"), verdicts.count("lose")
-    if wins > losses:
-        return BoxLamp.WON
-    if losses > wins:
-        return BoxLamp.LOST
-    return BoxLamp.PUSH
+    # The owner's stakes won minus lost, over the box's hands (a split can be mixed).
+    balance = sum(
+        _SIGN[hand.result] * sum(amount for player, amount in hand.stakes if player == box.owner)
+        for hand in box.hands if hand.result is not None
+    )
+    return BoxLamp.WON if balance > 0 else BoxLamp.LOST if balance < 0 else BoxLamp.PUSH
