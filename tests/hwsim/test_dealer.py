@@ -434,6 +434,23 @@ def test_a_table_that_never_comes_back_stops_the_dealer() -> None:
     assert dealer.stats.retries >= 2
 
 
+def test_a_round_the_table_holds_open_is_played_on() -> None:
+    # A stray card before any bet opens round 1 halted; the pit accepts, then bets and deal.
+    run = make_run("casinos-austria", seed=6, boxes=3)
+    assert run.link.feed({"card": "AS"}).flags == ("EXTRA_CARD",)
+    assert run.dealer.play_round() == 1
+    first = run.results()[0]
+    assert first["status"] == "settled" and first["flags"] == ["EXTRA_CARD"]
+    assert first["burned"] == ["AS"] and first["refused"] == []
+    # Bets placed by someone else before the dealer came: the dealer deals them.
+    run.link.send({"bet": {"box": 2, "amount": 40}}, "other:1")
+    assert run.dealer.play_round() == 2
+    second = run.results()[1]
+    assert second["status"] == "settled" and list(second["net"]) == ["box2/main"]
+    assert run.dealer.play_round() == 3
+    assert {k.split("/")[0] for k in run.results()[2]["net"]} == {"box1", "box2", "box3"}
+
+
 def test_refs_are_the_session_and_a_counter() -> None:
     rules = load_profile("pontoon-online")
     seen: list[str] = []

@@ -57,6 +57,7 @@ class _Round:
     rng: random.Random  # bets and play
     slips: random.Random  # the dealer's mistakes, apart so they do not shift the play
     answered: set[int] = field(default_factory=set)  # boxes that answered insurance
+    bets_placed: bool = False
     raised: bool = False
     refusals: int = 0
     refused: set[tuple[object, ...]] = field(default_factory=set)
@@ -157,6 +158,7 @@ class VirtualDealer:
                     placed += 1
                 elif not sent.accepted and "spot" not in event["bet"]:
                     break  # no side bets without the main bet
+        rnd.bets_placed = True
         if not placed:
             raise DealerError(f"round {rnd.number}: the table refused every main bet")
         self._send(rnd, {"deal": {}})
@@ -178,7 +180,7 @@ class VirtualDealer:
                     continue
                 return
             if due.phase == "betting":
-                self._send(rnd, {"deal": {}})
+                self._betting(rnd)
             elif due.phase == "dealing":
                 self._dealing(rnd, due)
             elif due.phase == "insurance":
@@ -192,6 +194,15 @@ class VirtualDealer:
         raise DealerError(f"round {rnd.number}: not finished after {MAX_STEPS_PER_ROUND} "
                           f"steps; the table expects {due}")
 
+    def _betting(self, rnd: _Round) -> None:
+        """A round open without a deal: bets placed before the dealer came (deal them),
+        or a stray card opened it and the pit accepted it (bet, then deal)."""
+        view = self._ask(self.link.view)
+        if rnd.bets_placed or any(_main_bet(box) for box in view.boxes):
+            self._send(rnd, {"deal": {}})
+        else:
+            self._place_bets(rnd)
+
     def _dealing(self, rnd: _Round, due: Due) -> None:
         if self.rules.game == "banker" and not rnd.raised:
             self._maybe_raise(rnd, due)
@@ -201,9 +212,11 @@ class VirtualDealer:
 
     def _maybe_raise(self, rnd: _Round, due: Due) -> None:
         """British pontoon: once every box and the banker hold one card, players may raise."""
+        if not isinstance(due.card_for, int):
+            return
         view = self._ask(self.link.view)
         boxes = [b for b in view.boxes if b.hands]
-        if not isinstance(due.card_for, int) or len(view.dealer) != 1 or any(
+        if len(view.dealer) != 1 or any(
                 len(b.hands[0].cards) != 1 for b in boxes):
             return
         rnd.raised = True
