@@ -10,6 +10,7 @@ API and (optionally) the camera. `run()` owns the calling thread until
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -125,11 +126,15 @@ class Daemon:
     def _start_panel(self) -> None:
         assert self.service is not None
         if self.panel is None and self._make_panel:
+            if os.environ.get("GPIOZERO_PIN_FACTORY") == "mock":
+                # gpiozero's plain mock pins cannot dim, and the RGB boxes dim by PWM.
+                os.environ.setdefault("GPIOZERO_MOCK_PIN_CLASS", "mockpwmpin")
             try:
                 self.panel = Panel(parse_pin_map(dict(self.config.panel)))
             except Exception as error:
                 raise DaemonError(
-                    f"the lamp panel cannot be driven: {error}. On a Raspberry Pi check the "
+                    f"the lamp panel cannot be driven: {error or type(error).__name__}. "
+                    "On a Raspberry Pi check the "
                     "pin factory (GPIOZERO_PIN_FACTORY=lgpio on a Pi 5) and that the user is "
                     "in the gpio group; without lamps, set GPIOZERO_PIN_FACTORY=mock"
                 ) from error
