@@ -228,10 +228,25 @@ def _profile_problems(table: TableConfig, source: str) -> list[str]:
     profile = table.profile
     if profile.endswith(".toml") and not Path(profile).is_absolute():
         profile = str(Path(source).parent / profile) if source != "<built-in>" else profile
+    where = f"[table] profile {table.profile!r}"
+    overrides = dict(table.rules)
     try:
-        load_profile(profile, dict(table.rules))
+        load_profile(profile, overrides)
     except ProfileError as error:
-        return [f"[table] profile {table.profile!r}: {error}"]
+        # The profile loader stops at the first bad key: try each override alone
+        # too, so every bad one is named (a bad combination is named as a whole).
+        problems = []
+        if overrides:
+            try:
+                load_profile(profile)
+            except ProfileError:
+                return [f"{where}: {error}"]
+            for key, value in overrides.items():
+                try:
+                    load_profile(profile, {key: value})
+                except ProfileError as key_error:
+                    problems.append(f"{where}: {key_error}")
+        return problems or [f"{where}: {error}"]
     return []
 
 
