@@ -1,0 +1,179 @@
+"""The daemon's config file: read whole, every problem listed with its key and
+what is allowed, and `tablectl run --config` refusing a bad file with exit 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tablectl.config import DEFAULT_JOURNAL, ConfigError, load_config, parse_config
+
+GOOD_SHOE = {"driver": "shoelink", "port": "/dev/serial/by-id/usb-Acme_Shoe-if00"}
+
+BAD_TOML = """\
+[tabel]
+profile = "casinos-austria"
+
+[table]
+profile = "casinos-austria"
+min_bet = 500
+max_bet = 100
+colour = "green"
+rules = { decks = 99 }
+
+[shoe]
+driver = "shoelink"
+baudrate = "fast"
+
+[camera]
+source = 0
+
+[journal]
+commit_batch = -1
+
+[api]
+port = "eighty"
+enabled = "yes"
+
+[panel.boxes]
+1 = { rgb = [4, 17, 27] }
+2 = { rgb = [4, 10, 9] }
+
+[panel.lamps]
+draw = 23
+stand = 24
+alarm = 25
+"""
+
+# One fragment of each problem line the file above must produce: the key and what
+# is allowed, in the words an installer needs to fix it.
+EXPECTED_PROBLEMS = [
+    ("unknown section [tabel]", "allowed sections: table, shoe, camera, journal, api, panel"),
+    ("[table] unknown key 'colour'", "allowed keys: max_bet, min_bet, profile, rules"),
+    ("[table] min_bet 500 is above max_bet 100",),
+    ("[table] profile 'casinos-austria'", "'decks'", "99", "1 to 8"),
+    ("[shoe] baudrate = 'fast'", "expected a positive integer"),
+    ("[shoe] driver = 'shoelink' needs port",),
+    ("[camera] layout is missing", "tablectl vision calibrate"),
+    ("[journal] commit_batch = -1", "expected a positive integer"),
+    ("[api] port = 'eighty'", "TCP port 1-65535"),
+    ("[api] enabled = 'yes'", "true or false"),
+    ("[panel]", "GPIO4 is already used by boxes.1.rgb red"),
+    ("[panel]", "lamps: missing 'shoe_fault'"),
+]
+
+
+def _matching(problems: list[str], fragments: tuple[str, ...]) -> list[str]:
+    return [p for p in problems if all(fragment in p for fragment in fragments)]
+
+
+def test_a_good_minimal_config_takes_the_defaults() -> None:
+    config = parse_config({"shoe": GOOD_SHOE}, "table.toml")
+    assert config.table.profile == "casinos-austria"
+    assert config.shoe.port == GOOD_SHOE["port"] and config.shoe.baudrate == 115_200
+    assert config.camera is None
+    assert config.journal.path == DEFAULT_JOURNAL
+    assert (config.api.enabled, config.api.host, config.api.port) == (True, "127.0.0.1", 8765)
+    assert config.panel == {}
+
+
+def test_every_problem_of_a_bad_file_is_listed_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(BAD_TOML, encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    problems = caught.value.problems
+    for fragments in EXPECTED_PROBLEMS:
+        assert len(_matching(problems, fragments)) == 1, (fragments, problems)
+    # Nothing but those: each problem once, no noise an installer would chase.
+    assert len(problems) == len(EXPECTED_PROBLEMS), problems
+    message = str(caught.value)
+    assert message.startswith(f"{path}: {len(EXPECTED_PROBLEMS)} problem(s)")
+    assert all(f"  - {p}" in message for p in problems)
+
+
+def test_two_bad_rule_keys_are_both_named() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config({
+            "table": {"rules": {"decks": 0, "hole_card": "sideways"}},
+            "shoe": GOOD_SHOE,
+        })
+    problems = caught.value.problems
+    assert _matching(problems, ("'decks'", "1 to 8")), problems
+    assert _matching(problems, ("'hole_card'", "'none', 'peek'")), problems
+
+
+@pytest.mark.parametrize(
+    ("raw", "fragments"),
+    [
+        ({"table": {"profile": "vegas-strip"}, "shoe": GOOD_SHOE},
+         ("no such profile", "casinos-austria", "live-studio")),
+        ({"table": {"rules": {"interrupted_round": "maybe"}}, "shoe": GOOD_SHOE},
+         ("'interrupted_round'", "'resume', 'void'")),
+        ({"table": {"rules": {"no_such_rule": 1}}, "shoe": GOOD_SHOE},
+         ("'no_such_rule'", "unknown key", "interrupted_round")),
+        ({"shoe": {"driver": "usb", "port": "/dev/ttyUSB0"}},
+         ("[shoe] driver = 'usb'", "shoelink or text or none")),
+        ({"shoe": {"driver": "text"}}, ("needs port",)),
+        ({"shoe": {"driver": "none"}}, ("needs a [camera] section",)),
+        ({"shoe": {"driver": "none"}, "camera": {"layout": "layout.json"}},
+         ("[camera] source is missing",)),
+        ({"shoe": GOOD_SHOE, "table": {"min_bet": 0}},
+         ("[table] min_bet = 0", "positive integer")),
+        ({"shoe": GOOD_SHOE, "api": {"port": 70000}}, ("[api] port = 70000", "1-65535")),
+        ({"shoe": GOOD_SHOE, "journal": {"path": ""}}, ("[journal] path = ''", "a file path")),
+        ({"shoe": GOOD_SHOE, "panel": {"boxes": {"1": {"rgb": [4, 17]}}}},
+         ("[panel]", "three pins")),
+        ({"shoe": GOOD_SHOE, "panel": {"lamps": {"draw": 99}}}, ("[panel]",)),
+        ({"shoe": GOOD_SHOE, "table": "casinos-austria"},
+         ("[table] must be a table of keys",)),
+    ],
+)
+def test_each_kind_of_problem_names_its_key(raw: dict[str, object],
+                                            fragments: tuple[str, ...]) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(raw)
+    assert _matching(caught.value.problems, fragments), caught.value.problems
+
+
+def test_a_camera_only_table_and_a_full_panel_are_accepted() -> None:
+    config = parse_config({
+        "shoe": {"driver": "none"},
+        "camera": {"source": 0, "layout": "layout.json", "fps": 15},
+        "panel": {"boxes": {"1": {"rgb": [4, 17, 27]}},
+                  "lamps": {"draw": 23, "stand": 24, "alarm": 25, "shoe_fault": 8}},
+    })
+    assert config.camera is not None
+    assert (config.camera.source, config.camera.layout, config.camera.fps) == (0, "layout.json",
+                                                                               15.0)
+
+
+def test_a_file_that_is_not_toml_or_not_there(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[table\nprofile = 1\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(broken)
+    assert caught.value.problems[0].startswith("not valid TOML")
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path / "missing.toml")
+    assert "cannot read the file" in caught.value.problems[0]
+
+
+def test_tablectl_run_refuses_a_bad_config_with_exit_2(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(BAD_TOML, encoding="utf-8")
+    finished = subprocess.run(
+        [sys.executable, "-m", "tablectl", "run", "--config", str(path)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    )
+    assert finished.returncode == 2, finished.stderr
+    stderr = finished.stderr
+    assert f"{len(EXPECTED_PROBLEMS)} problem(s) in the configuration" in stderr
+    lines = [line.strip()[2:] for line in stderr.splitlines() if line.strip().startswith("- ")]
+    for fragments in EXPECTED_PROBLEMS:
+        assert _matching(lines, fragments), (fragments, stderr)
+    # Refused before anything started: no journal, no folder for it.
+    assert not (tmp_path / "var").exists()
