@@ -51,7 +51,7 @@ class ApiServer:
 
     def start(self) -> None:
         self._thread = threading.Thread(
-            target=self.httpd.serve_forever, name="api", kwargs={"poll_interval": 0.2},
+            target=self.httpd.serve_forever, name="api", kwargs={"poll_interval": 0.05},
             daemon=True,
         )
         self._thread.start()
@@ -77,6 +77,9 @@ def state_json(service: TableService) -> dict[str, Any]:
 class _Handler(BaseHTTPRequestHandler):
     service: TableService
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes: without this, Nagle's algorithm and
+    # the client's delayed ACK hold every answer back by about 40 ms.
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (base signature)
         log.debug("api %s: " + format, self.address_string(), *args)

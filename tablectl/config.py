@@ -118,7 +118,7 @@ def _positive_int(value: Any) -> bool:
 
 
 def _port_number(value: Any) -> bool:
-    return _is_int(value) and 0 < value < 65536
+    return _is_int(value) and 0 <= value < 65536
 
 
 def _text(value: Any) -> bool:
@@ -207,7 +207,7 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
     api = ApiConfig(
         enabled=api_section.get("enabled", True, lambda v: isinstance(v, bool), "true or false"),
         host=api_section.get("host", "127.0.0.1", _text, "a host address"),
-        port=api_section.get("port", 8765, _port_number, "a TCP port 1-65535"),
+        port=api_section.get("port", 8765, _port_number, "a TCP port 1-65535 (0: any free port)"),
     )
     api_section.finish()
 

@@ -24,7 +24,6 @@ from table.views import Due, TableView
 
 log = logging.getLogger(__name__)
 
-ROUND_OVER = ("settled", "void")
 T = TypeVar("T")
 
 
@@ -265,22 +264,26 @@ class TableService:
                 return Receipt(True, True, "already stored", duplicate=True)
             outcome = self.table.apply(event)
             self.events_applied += 1
+            # Before the append: the event that began a round is the new round's first.
+            self._record_finished_rounds()
             seq = self.journal.append(event, source, source_ref)
-            self._record_finished_round()
         except (JournalError, ValueError) as error:
             self._journal_failed(error)
             return Receipt(False, False, self.journal_fault)
         return Receipt(True, outcome.accepted, outcome.reason, seq, False, outcome.flags)
 
-    def _record_finished_round(self) -> None:
+    def _record_finished_rounds(self) -> None:
+        """Record every round before the one now in play. A round is recorded when
+        the next one begins, not at settlement: a card drawn after the settlement
+        still belongs to it (flagged, burned on `accept`)."""
         table = self.table
-        if table.state not in ROUND_OVER:
+        if table.rounds_played <= self._recorded_round + 1:
             return
-        result = table.current_result()
-        if result is None or result["round"] <= self._recorded_round:
-            return
-        self.journal.record_round(result["round"], result)
-        self._recorded_round = result["round"]
+        for result in table.results(since=self._recorded_round):
+            if result["round"] >= table.rounds_played:
+                break
+            self.journal.record_round(result["round"], result)
+            self._recorded_round = result["round"]
 
     def _commit(self) -> bool:
         if self.journal_fault is not None:
