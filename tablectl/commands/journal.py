@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from table.journal import Journal, JournalError, JournalEvent, RoundRecord, export_scenario
+from table.journal import Journal, JournalError, JournalEvent, export_scenario
 
 EXPORT_FORMATS = ("json", "jsonl")
 
@@ -192,61 +192,119 @@ def _has_bet(events: Iterable[JournalEvent]) -> bool:
     return any("bet" in item.event for item in events)
 
 
+# -- the events after the last recorded round ----------------------------------------
+
+
+@dataclass
+class _Replayed:
+    """What replaying the journal tells about the events of one round."""
+
+    notes: dict[int, str]
+    result: dict[str, Any] | None
+    dealer_total: int | None
+    problem: str | None = None
+
+
+@dataclass
+class _Unrecorded:
+    """The events after the last recorded round. The daemon records a round
+    when the next one begins, so they may be a round in play or a finished
+    round not recorded yet; a replay of the journal tells which."""
+
+    events: list[JournalEvent]
+    round: int | None  # None: no bet yet, no round begun
+    status: str  # "open", or the replayed status of a finished round
+    replayed: _Replayed | None
+
+
+def _unrecorded(journal: Journal, recorded: int) -> _Unrecorded | None:
+    events = journal.open_round_events()
+    if not events:
+        return None
+    if not _has_bet(events):
+        return _Unrecorded(events, None, "between", None)
+    replayed = _replay(journal, events)
+    result = replayed.result
+    status = "open"
+    if result is not None and result.get("round") == recorded + 1:
+        status = str(result.get("status", "open"))
+    else:
+        replayed.result = None
+    return _Unrecorded(events, recorded + 1, status, replayed)
+
+
 # -- rounds --------------------------------------------------------------------------
 
 
 def _rounds(args: argparse.Namespace) -> int:
     with _open(args) as journal:
         records = journal.rounds()
-        pending = journal.open_round_events()
-        summary = [_round_summary(record) for record in records]
-        open_part: dict[str, Any] | None = None
-        if pending:
-            open_part = {
-                "round": len(records) + 1 if _has_bet(pending) else None,
-                "start_seq": pending[0].seq,
-                "end_seq": pending[-1].seq,
-                "events": len(pending),
-            }
-        if args.json:
-            print(_dump({
-                "journal": str(journal.path), "profile": journal.profile,
-                "rules": journal.rules, "rounds": summary, "open": open_part,
-            }))
-            return 0
-        print(f"{journal.path}: profile {journal.profile or '(none stored)'}, "
-              f"{len(records)} round(s) recorded")
-        rows: list[tuple[str, ...]] = [("round", "status", "seq", "staked", "flags", "net")]
-        for item in summary:
-            rows.append((
-                str(item["round"]), item["status"], f"{item['start_seq']}-{item['end_seq']}",
-                "-" if item["staked"] is None else str(item["staked"]),
-                ",".join(item["flags"]) or "-", _net_text(item["net"]),
-            ))
-        if open_part is not None:
-            span = f"{open_part['start_seq']}-{open_part['end_seq']}"
-            count = f"{open_part['events']} event(s)"
-            if open_part["round"] is None:
-                rows.append(("-", "between", span, "-", "-", f"{count}, no bet yet"))
-            else:
-                rows.append((str(open_part["round"]), "open", span, "-", "-",
-                             f"in play: {count}, not settled yet"))
-        _print_rows(rows, right=(0, 3))
+        summary = [_round_summary(record.round_no, record.status, record.start_seq,
+                                  record.end_seq, record.result) for record in records]
+        after = _unrecorded(journal, len(records))
+    open_part: dict[str, Any] | None = None
+    if after is not None:
+        open_part = {
+            "round": after.round, "status": after.status, "start_seq": after.events[0].seq,
+            "end_seq": after.events[-1].seq, "events": len(after.events),
+        }
+        result = after.replayed.result if after.replayed else None
+        if result is not None and after.status != "open":
+            open_part.update(_round_summary(after.round or 0, after.status,
+                                            after.events[0].seq, after.events[-1].seq, result))
+    if args.json:
+        print(_dump({
+            "journal": str(journal.path), "profile": journal.profile,
+            "rules": journal.rules, "rounds": summary, "open": open_part,
+        }))
+        return 0
+    print(f"{journal.path}: profile {journal.profile or '(none stored)'}, "
+          f"{len(records)} round(s) recorded")
+    rows: list[tuple[str, ...]] = [("round", "status", "seq", "staked", "flags", "net")]
+    for item in summary:
+        rows.append(_summary_row(item))
+    footnote = None
+    if open_part is not None:
+        span = f"{open_part['start_seq']}-{open_part['end_seq']}"
+        count = f"{open_part['events']} event(s)"
+        if open_part["round"] is None:
+            rows.append(("-", "between", span, "-", "-", f"{count}, no bet yet"))
+        elif open_part["status"] == "open":
+            rows.append((str(open_part["round"]), "open", span, "-", "-",
+                         f"in play: {count}, not settled yet"))
+        else:
+            row = _summary_row(open_part)
+            rows.append((row[0], row[1] + "*", *row[2:]))
+            footnote = (f"* round {open_part['round']} is over but not recorded yet (the "
+                        "daemon records a round when the next one begins); its figures come "
+                        "from replaying the journal")
+    _print_rows(rows, right=(0, 3))
+    if footnote:
+        print(footnote)
     return 0
 
 
-def _round_summary(record: RoundRecord) -> dict[str, Any]:
-    players = _player_net(record.result.get("net") or {})
+def _round_summary(number: int, status: str, start: int, end: int,
+                   result: Mapping[str, Any]) -> dict[str, Any]:
+    players = _player_net(result.get("net") or {})
     return {
-        "round": record.round_no,
-        "status": record.status,
-        "flags": list(record.flags),
-        "start_seq": record.start_seq,
-        "end_seq": record.end_seq,
-        "staked": _staked(record.result),
+        "round": number,
+        "status": status,
+        "flags": list(result.get("flags", [])),
+        "start_seq": start,
+        "end_seq": end,
+        "staked": _staked(result),
         "net": players,
         "house": -sum(players.values()),
     }
+
+
+def _summary_row(item: Mapping[str, Any]) -> tuple[str, ...]:
+    return (
+        str(item["round"]), item["status"], f"{item['start_seq']}-{item['end_seq']}",
+        "-" if item["staked"] is None else str(item["staked"]),
+        ",".join(item["flags"]) or "-", _net_text(item["net"]),
+    )
 
 
 def _print_rows(rows: list[tuple[str, ...]], right: tuple[int, ...] = ()) -> None:
@@ -262,36 +320,29 @@ def _print_rows(rows: list[tuple[str, ...]], right: tuple[int, ...] = ()) -> Non
 # -- show ----------------------------------------------------------------------------
 
 
-@dataclass
-class _Replayed:
-    """What replaying the journal tells about each event of one round."""
-
-    notes: dict[int, str]
-    result: dict[str, Any] | None
-    dealer_total: int | None
-    problem: str | None = None
-
-
 def _show(args: argparse.Namespace) -> int:
     number = _round_number(args.round)
     with _open(args) as journal:
         records = {record.round_no: record for record in journal.rounds()}
         record = records.get(number)
+        recorded = record is not None
+        replayed: _Replayed | None = None
         if record is not None:
             events = journal.round_events(number)
             status, result = record.status, record.result
         else:
-            pending = journal.open_round_events()
-            if number != len(records) + 1 or not _has_bet(pending):
+            after = _unrecorded(journal, len(records))
+            if after is None or after.round != number:
+                in_play = (f", and round {after.round} not recorded yet"
+                           if after and after.round else "")
                 raise _Fail(
-                    f"round {number} is not in the journal: {_round_list(journal)}"
-                    + (f" and round {len(records) + 1} in play" if _has_bet(pending) else "")
-                    + "; list them with `tablectl journal rounds`"
+                    f"round {number} is not in the journal: {_round_list(journal)}{in_play}; "
+                    "list them with `tablectl journal rounds`"
                 )
-            events, status, result = pending, "open", None
+            events, status, result, replayed = after.events, after.status, None, after.replayed
         if args.json:
-            print(_dump({
-                "round": number, "status": status,
+            shown: dict[str, Any] = {
+                "round": number, "status": status, "recorded": recorded,
                 "start_seq": events[0].seq if events else None,
                 "end_seq": events[-1].seq if events else None,
                 "events": [
@@ -300,10 +351,14 @@ def _show(args: argparse.Namespace) -> int:
                     for e in events
                 ],
                 "result": result,
-            }))
+            }
+            if not recorded:
+                shown["replayed_result"] = replayed.result if replayed else None
+            print(_dump(shown))
             return 0
-        replayed = _replay(journal, events)
-    _print_round(number, status, journal, events, result, replayed)
+        if replayed is None:
+            replayed = _replay(journal, events)
+    _print_round(number, status, recorded, journal, events, result, replayed)
     return 0
 
 
@@ -402,10 +457,12 @@ def _describe(event: Mapping[str, Any]) -> str:
     return json.dumps(event, sort_keys=True)
 
 
-def _print_round(number: int, status: str, journal: Journal, events: list[JournalEvent],
-                 result: dict[str, Any] | None, replayed: _Replayed) -> None:
+def _print_round(number: int, status: str, recorded: bool, journal: Journal,
+                 events: list[JournalEvent], result: dict[str, Any] | None,
+                 replayed: _Replayed) -> None:
     span = f"seq {events[0].seq}-{events[-1].seq}" if events else "no events"
-    print(f"round {number}: {status} ({journal.path}, profile {journal.profile}, {span})")
+    state = status if recorded or status == "open" else f"{status}, not recorded yet"
+    print(f"round {number}: {state} ({journal.path}, profile {journal.profile}, {span})")
     if replayed.problem:
         print(f"note: where the cards went is not shown: {replayed.problem}")
     rows: list[tuple[str, ...]] = [("seq", "source", "event")]
@@ -414,6 +471,10 @@ def _print_round(number: int, status: str, journal: Journal, events: list[Journa
         note = replayed.notes.get(item.seq, "")
         rows.append((str(item.seq), source, _describe(item.event) + (f"  {note}" if note else "")))
     _print_rows(rows, right=(0,))
+    if result is None and status != "open" and replayed.result is not None:
+        print("note: the daemon records a round when the next one begins; the result "
+              "below comes from replaying the journal")
+        result = replayed.result
     if result is None:
         print("in play: no result recorded yet")
         return
@@ -512,7 +573,8 @@ def _export(args: argparse.Namespace) -> int:
                 raise _Fail(
                     f"--rounds {args.rounds}: round(s) {missing} not recorded: "
                     f"{_round_list(journal)}"
-                    + (f" (round {recorded + 1} is still in play)" if in_play else "")
+                    + (f" (round {recorded + 1} is not recorded yet: the daemon records a "
+                       "round when the next one begins)" if in_play else "")
                     + "; list them with `tablectl journal rounds`"
                 )
             numbers = sorted({n for low, high in wanted for n in range(low, high + 1)})

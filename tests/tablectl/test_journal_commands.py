@@ -1,6 +1,8 @@
 """`tablectl journal rounds | show | export` on real journals, written the way
 the daemon writes them: each event applied to a `Table`, appended with its
-source, the round recorded once its result is no longer open, committed."""
+source and committed; a round is recorded when the next one begins (just
+before the event that began it is appended), so events after a settlement,
+such as a new shoe, still belong to it."""
 
 from __future__ import annotations
 
@@ -53,7 +55,8 @@ ROUND_2: list[Item] = [
     ({"card": "6H", "box": "dealer"}, "camera", None),
     ({"resolve": "void"}, "button", None),
 ]
-# Round 3, still in play: a new shoe, a bet, two cards.
+# Then a new shoe (still round 2's: no round has begun) and round 3, in play:
+# a bet and two cards.
 ROUND_3: list[Item] = [
     ({"shoe": "loaded"}, "shoe", "19:0"),
     ({"bet": {"box": 1, "amount": 100}}, "api", None),
@@ -74,11 +77,12 @@ class Daemon:
     def play(self, items: list[Item]) -> None:
         for event, source, ref in items:
             self.table.apply(event)
+            for result in self.table.results(since=self.recorded):
+                if result["round"] >= self.table.rounds_played:
+                    break
+                self.journal.record_round(result["round"], result)
+                self.recorded = result["round"]
             self.journal.append(event, source, ref)
-            results = self.table.results()
-            while self.recorded < len(results) and results[self.recorded]["status"] != "open":
-                self.journal.record_round(self.recorded + 1, results[self.recorded])
-                self.recorded += 1
             self.journal.commit()
 
     def close(self) -> None:
@@ -115,8 +119,8 @@ def test_rounds_lists_each_round_and_the_one_in_play(
         f"{journal}: profile casinos-austria, 2 round(s) recorded",
         "round  status   seq    staked  flags              net",
         "    1  settled  1-15      260  -                  box1 +200, box2 -60; house -140",
-        "    2  void     16-21       -  CARD_OUT_OF_ORDER  box1 0, box2 0; house 0",
-        "    3  open     22-26       -  -                  in play: 5 event(s), not settled yet",
+        "    2  void     16-22       -  CARD_OUT_OF_ORDER  box1 0, box2 0; house 0",
+        "    3  open     23-26       -  -                  in play: 4 event(s), not settled yet",
     ]
 
 
@@ -129,24 +133,56 @@ def test_rounds_json(journal: Path, capsys: pytest.CaptureFixture[str]) -> None:
         {"round": 1, "status": "settled", "flags": [], "start_seq": 1, "end_seq": 15,
          "staked": 260, "net": {"box1": 200, "box2": -60}, "house": -140},
         {"round": 2, "status": "void", "flags": ["CARD_OUT_OF_ORDER"], "start_seq": 16,
-         "end_seq": 21, "staked": None, "net": {"box1": 0, "box2": 0}, "house": 0},
+         "end_seq": 22, "staked": None, "net": {"box1": 0, "box2": 0}, "house": 0},
     ]
-    assert listed["open"] == {"round": 3, "start_seq": 22, "end_seq": 26, "events": 5}
+    assert listed["open"] == {"round": 3, "status": "open", "start_seq": 23, "end_seq": 26,
+                              "events": 4}
 
 
-def test_rounds_of_a_journal_between_rounds(tmp_path: Path,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_rounds_of_a_fresh_journal_with_no_bet_yet(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "journal.sqlite"
     daemon = Daemon(path)
-    daemon.play(ROUND_1 + ROUND_3[:1])  # the shoe is loaded, no bet yet
+    daemon.play(ROUND_3[:1])  # the shoe is loaded, no bet yet
     daemon.close()
     code, out, _ = run(capsys, "journal", "rounds", "--journal", str(path))
     assert code == 0
-    assert out.splitlines()[-1].split() == ["-", "between", "16-16", "-", "-", "1", "event(s),",
-                                            "no", "bet", "yet"]
+    assert out.splitlines()[1:] == [
+        "round  status   seq  staked  flags  net",
+        "    -  between  1-1       -  -      1 event(s), no bet yet",
+    ]
     code, out, _ = run(capsys, "journal", "rounds", "--journal", str(path), "--json")
-    assert json.loads(out)["open"] == {"round": None, "start_seq": 16, "end_seq": 16,
-                                       "events": 1}
+    assert json.loads(out)["open"] == {"round": None, "status": "between", "start_seq": 1,
+                                       "end_seq": 1, "events": 1}
+
+
+def test_a_finished_round_not_recorded_yet_is_shown_from_a_replay(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Round 1 is settled, but the daemon records it only when round 2 begins.
+    path = tmp_path / "journal.sqlite"
+    daemon = Daemon(path)
+    daemon.play(ROUND_1)
+    daemon.close()
+    code, out, _ = run(capsys, "journal", "rounds", "--journal", str(path))
+    assert code == 0
+    assert out.splitlines()[1:] == [
+        "round  status    seq   staked  flags  net",
+        "    1  settled*  1-15     260  -      box1 +200, box2 -60; house -140",
+        "* round 1 is over but not recorded yet (the daemon records a round when the next "
+        "one begins); its figures come from replaying the journal",
+    ]
+    code, out, _ = run(capsys, "journal", "show", "1", "--journal", str(path))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("round 1: settled, not recorded yet (")
+    assert "  box1    main           1     1    200     400  20 beats 18" in lines
+    code, out, _ = run(capsys, "journal", "show", "1", "--journal", str(path), "--json")
+    shown = json.loads(out)
+    assert (shown["recorded"], shown["status"], shown["result"]) == (False, "settled", None)
+    assert shown["replayed_result"]["net"] == {"box1/main": 200, "box2/dealer_bust": -10,
+                                               "box2/main": -50}
+    code, _, err = run(capsys, "journal", "export", "--journal", str(path), "--format", "json")
+    assert code == 2 and "holds no recorded round yet" in err
 
 
 # -- show ----------------------------------------------------------------------------
@@ -192,11 +228,12 @@ def test_show_a_void_round(journal: Path, capsys: pytest.CaptureFixture[str]) ->
     code, out, _ = run(capsys, "journal", "show", "2", "--journal", str(journal))
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == f"round 2: void ({journal}, profile casinos-austria, seq 16-21)"
-    assert " 19  camera  card 9S (seen on box 1)  -> box 1, hand 1" in lines
-    assert (" 20  camera  card 6H (seen on the dealer's spot)  -> not dealt  "
+    assert lines[0] == f"round 2: void ({journal}, profile casinos-austria, seq 16-22)"
+    assert " 19  camera     card 9S (seen on box 1)  -> box 1, hand 1" in lines
+    assert (" 20  camera     card 6H (seen on the dealer's spot)  -> not dealt  "
             "FLAG CARD_OUT_OF_ORDER") in lines
-    assert " 21  button  pit resolution: void" in lines
+    assert " 21  button     pit resolution: void" in lines
+    assert " 22  shoe 19:0  new shoe loaded" in lines  # after the void, before round 3
     assert "flags: CARD_OUT_OF_ORDER" in lines
     assert "settlement: none, the round is void: every bet is returned" in lines
     assert lines[-1] == "net: box1 0, box2 0; house 0 (box1/main 0, box2/main 0)"
@@ -207,7 +244,6 @@ def test_show_the_round_in_play(journal: Path, capsys: pytest.CaptureFixture[str
     assert code == 0
     assert out.splitlines()[1:] == [
         "seq  source     event",
-        " 22  shoe 19:0  new shoe loaded",
         " 23  api        bet 100 on box 1 main",
         " 24  button     deal (no more bets)",
         " 25  shoe 20:1  card 8S  -> box 1, hand 1",
@@ -248,7 +284,7 @@ def test_export_jsonl_replays_to_the_recorded_results(
                         "profile": "casinos-austria"}
     assert [line["journal_round"] for line in lines[1:]] == [1, 2]
     assert lines[1]["events"] == [event for event, _, _ in ROUND_1]
-    assert lines[2]["events"] == [event for event, _, _ in ROUND_2]
+    assert lines[2]["events"] == [event for event, _, _ in ROUND_2 + ROUND_3[:1]]
     code, out, _ = run(capsys, "replay", str(target), "--json")
     assert code == 0
     replayed = json.loads(out)["rounds"]
@@ -335,8 +371,8 @@ def test_the_journal_path_from_a_config_file(
         (["rounds", "--journal", "{dir}/notes.txt"],
          "error: {dir}/notes.txt is not a tablectl journal (not an SQLite file)"),
         (["show", "9", "--journal", "{journal}"],
-         "error: round 9 is not in the journal: {journal} holds rounds 1 to 2 and round 3 in "
-         "play; list them with `tablectl journal rounds`"),
+         "error: round 9 is not in the journal: {journal} holds rounds 1 to 2, and round 3 "
+         "not recorded yet; list them with `tablectl journal rounds`"),
         (["show", "first", "--journal", "{journal}"],
          "error: 'first' is not a round number; give a number from 1 up"),
         (["export", "--journal", "{journal}", "--format", "json", "--rounds", "3-x"],
@@ -345,7 +381,8 @@ def test_the_journal_path_from_a_config_file(
         (["export", "--journal", "{journal}", "--format", "json", "--rounds", "1,7-9"],
          "error: --rounds 1,7-9: round(s) 7-9 not recorded: {journal} holds rounds 1 to 2"),
         (["export", "--journal", "{journal}", "--format", "json", "--rounds", "2-3"],
-         "(round 3 is still in play)"),
+         "(round 3 is not recorded yet: the daemon records a round when the next one "
+         "begins)"),
         (["export", "--journal", "{journal}", "--format", "json", "-o", "{journal}"],
          "error: -o {journal} is the journal itself; write the export to another file"),
         (["export", "--journal", "{journal}", "--format", "json", "-o", "{dir}/no/x.json"],
@@ -395,3 +432,32 @@ def test_the_commands_do_not_disturb_a_running_writer(
     code, out, _ = run(capsys, "journal", "rounds", "--journal", str(path))
     assert code == 0 and "CARD_OUT_OF_ORDER" in out
     daemon.close()
+
+
+def test_a_journal_written_by_the_table_service_reads_and_replays(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The daemon's own loop writes the journal; the commands agree with what it recorded."""
+    from tablectl.service import Submission, TableService
+
+    path = tmp_path / "journal.sqlite"
+    with Journal(path, profile="casinos-austria") as written:
+        service = TableService(Table(load_profile("casinos-austria")), written)
+        for event, source, ref in ROUND_1 + ROUND_2 + ROUND_3:
+            service.process([Submission(event, source, ref)])
+        recorded = [r.result for r in written.rounds()]
+    assert [(r["status"], r["net"]) for r in recorded] == [
+        ("settled", {"box1/main": 200, "box2/dealer_bust": -10, "box2/main": -50}),
+        ("void", {"box1/main": 0, "box2/main": 0}),
+    ]
+    code, out, _ = run(capsys, "journal", "rounds", "--journal", str(path), "--json")
+    listed = json.loads(out)
+    assert [(r["round"], r["status"], r["house"]) for r in listed["rounds"]] == [
+        (1, "settled", -140), (2, "void", 0)]
+    assert (listed["open"]["round"], listed["open"]["status"]) == (3, "open")
+    target = tmp_path / "rounds.jsonl"
+    assert main(["journal", "export", "--journal", str(path), "--format", "jsonl",
+                 "-o", str(target)]) == 0
+    capsys.readouterr()
+    code, out, _ = run(capsys, "replay", str(target), "--json")
+    lines = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    assert code == 0 and json.loads(out)["rounds"] == [line["expect"] for line in lines[1:]]
