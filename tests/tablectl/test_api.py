@@ -1,0 +1,210 @@
+"""The local API over real HTTP on 127.0.0.1 (port 0), on a real service and journal."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table.journal import Journal
+from table.machine import Table
+from table.profiles import load_profile
+from tablectl.api import ApiServer
+from tablectl.links import HttpTableLink
+from tablectl.service import TableService
+
+
+@dataclass
+class Api:
+    service: TableService
+    server: ApiServer
+    journal_path: Path
+
+    def request(self, method: str, path: str, body: bytes | None = None,
+                headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
+        host, port = self.server.address
+        conn = http.client.HTTPConnection(host, port, timeout=15)
+        try:
+            conn.request(method, path, body=body, headers=headers or {})
+            response = conn.getresponse()
+            return response.status, json.loads(response.read())
+        finally:
+            conn.close()
+
+    def post(self, event: Any, ref: str | None = None) -> tuple[int, dict[str, Any]]:
+        body: dict[str, Any] = {"event": event}
+        if ref is not None:
+            body["id"] = ref
+        return self.request("POST", "/events", json.dumps(body).encode(),
+                            {"Content-Type": "application/json"})
+
+    def state(self) -> dict[str, Any]:
+        status, answer = self.request("GET", "/state")
+        assert status == 200
+        return answer
+
+    def stored_events(self) -> list[tuple[str, str | None, dict[str, Any]]]:
+        with Journal(self.journal_path, read_only=True) as reader:
+            return [(e.source, e.source_ref, e.event) for e in reader.events()]
+
+
+def _start(tmp_path: Path, capped: bool = False) -> Iterator[Api]:
+    """`capped`: the journal may not grow past the pages a fresh file has, so SQLite
+    really reports it full after about a hundred small events."""
+    path = tmp_path / "journal.sqlite"
+    max_pages = None
+    if capped:
+        with Journal(path, profile="casinos-austria") as fresh:
+            max_pages = int(fresh._db.execute("PRAGMA page_count").fetchone()[0])
+    journal = Journal(path, profile="casinos-austria", max_pages=max_pages)
+    service = TableService(Table(load_profile("casinos-austria")), journal)
+    loop = threading.Thread(target=service.run, daemon=True)
+    loop.start()
+    server = ApiServer(service, "127.0.0.1", 0)
+    server.start()
+    try:
+        yield Api(service, server, path)
+    finally:
+        server.stop()
+        service.stop()
+        loop.join(5.0)
+        journal.close()
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[Api]:
+    yield from _start(tmp_path)
+
+
+def bet(box: int, amount: int) -> dict[str, Any]:
+    return {"bet": {"box": box, "amount": amount}}
+
+
+def test_a_bet_posted_is_in_the_state(api: Api) -> None:
+    assert api.server.address[1] != 0
+    status, answer = api.post(bet(3, 250), "terminal-3:1")
+    assert status == 200
+    assert answer == {"stored": True, "accepted": True, "reason": None, "seq": 1,
+                      "duplicate": False, "flags": []}
+    state = api.state()
+    assert state["journal_seq"] == 1 and state["journal_fault"] is None
+    assert state["shoe_online"] is True
+    assert state["due"]["phase"] == "betting" and state["due"]["round"] == 1
+    assert [(b["number"], b["bets"]) for b in state["view"]["boxes"]] == [
+        (3, [["box3", "main", 250]])
+    ]
+    assert api.stored_events() == [("api", "terminal-3:1", bet(3, 250))]
+
+
+def test_the_same_id_twice_is_one_bet(api: Api) -> None:
+    first = api.post(bet(1, 100), "terminal-1:7")
+    again = api.post(bet(1, 100), "terminal-1:7")
+    assert first[0] == again[0] == 200
+    assert first[1]["duplicate"] is False and again[1]["duplicate"] is True
+    assert again[1]["stored"] is True
+    assert [b["bets"] for b in api.state()["view"]["boxes"]] == [[["box1", "main", 100]]]
+    assert len(api.stored_events()) == 1
+    # Without an id nothing is deduplicated: a second call is a second bet.
+    api.post(bet(1, 100))
+    api.post(bet(1, 100))
+    assert [b["bets"] for b in api.state()["view"]["boxes"]] == [[["box1", "main", 300]]]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b'{"event": {"bet": ', "the body is not JSON"),
+        (b"\xff\xfe not text", "the body is not JSON"),
+        (b'{"event": "bet"}', 'expected {"event": {...}, "id": "..."}'),
+        (b'{"bet": {"box": 1, "amount": 100}}', 'expected {"event": {...}, "id": "..."}'),
+        (b'[1, 2]', 'expected {"event": {...}, "id": "..."}'),
+        (b'{"event": {"card": "1X"}, "id": "t:1"}', "not a table event"),
+        (b'{"event": {"bet": {"box": 0, "amount": 10}}}', "box must be a box number 1 to 7"),
+        (b'{"event": {"bet": {"box": 1, "amount": -10}}}', "amount must be positive"),
+        (b'{"event": {"bet": {"box": 1, "amount": 10}}, "id": 5}', "id must be a text"),
+    ],
+)
+def test_bad_calls_are_400_with_a_clear_message_and_store_nothing(
+        api: Api, body: bytes, message: str) -> None:
+    status, answer = api.request("POST", "/events", body, {"Content-Type": "application/json"})
+    assert status == 400
+    assert message in answer["error"], answer
+    assert api.stored_events() == []
+    assert api.state()["view"]["boxes"] == []
+
+
+def test_an_unknown_card_names_the_card_and_how_to_write_one(api: Api) -> None:
+    status, answer = api.post({"card": "1X"}, "t:1")
+    assert status == 400
+    assert "unknown card '1X'" in answer["error"]
+    assert "rank" in answer["error"] and "suit" in answer["error"]
+
+
+def test_an_empty_body_is_refused(api: Api) -> None:
+    status, answer = api.request("POST", "/events", b"", {"Content-Length": "0"})
+    assert status == 400 and "Content-Length" in answer["error"]
+
+
+def test_a_decision_for_a_box_that_is_not_up_is_stored_as_refused(api: Api) -> None:
+    events = [bet(1, 100), bet(2, 100), {"deal": {}}, {"card": "TS"}, {"card": "9D"},
+              {"card": "6C"}, {"card": "8H"}, {"card": "7D"}]
+    for event in events:
+        assert api.post(event)[1]["accepted"] is True
+    assert api.state()["due"]["box"] == 1
+    status, answer = api.post({"do": {"box": 2, "action": "stand"}}, "terminal-2:3")
+    assert status == 200
+    assert answer["stored"] is True and answer["accepted"] is False
+    assert answer["seq"] == 9
+    assert "box 1" in answer["reason"], answer["reason"]
+    assert api.stored_events()[-1] == ("api", "terminal-2:3",
+                                       {"do": {"box": 2, "action": "stand"}})
+    # Nothing changed at the table: box 1 is still up.
+    assert api.state()["due"]["box"] == 1
+
+
+def test_health_and_unknown_paths(api: Api) -> None:
+    assert api.request("GET", "/health") == (200, {"ok": True, "journal_fault": None})
+    status, answer = api.request("GET", "/nothing")
+    assert status == 404 and "GET /state" in answer["error"]
+    status, answer = api.request("POST", "/state", b"{}")
+    assert status == 404 and "POST /events" in answer["error"]
+
+
+def test_a_full_journal_makes_the_api_unavailable(tmp_path: Path) -> None:
+    for api in _start(tmp_path, capped=True):
+        answers = []
+        for i in range(1000):
+            status, answer = api.post(bet(1 + i % 7, 10), f"t:{i}")
+            answers.append((status, answer))
+            if status != 200:
+                break
+        status, answer = answers[-1]
+        assert status == 503, "the capped journal never filled"
+        assert answer["stored"] is False and "journal cannot store" in answer["reason"]
+        health_status, health = api.request("GET", "/health")
+        assert health_status == 503 and health["ok"] is False
+        assert "journal cannot store" in health["journal_fault"]
+        assert api.state()["journal_fault"] == health["journal_fault"]
+        assert len(api.stored_events()) == len(answers) - 1
+
+
+def test_the_http_link_reads_the_table_exactly(api: Api) -> None:
+    link = HttpTableLink(api.server.url)
+    try:
+        for i, event in enumerate([bet(1, 100), {"deal": {}}, {"card": "9S"}, {"card": "AD"},
+                                   {"card": "9H"}]):
+            sent = link.send(event, f"dealer:{i}")
+            assert sent.stored and sent.accepted
+        assert link.send(bet(1, 100), "dealer:0").duplicate
+        # The dealer's ace opened the insurance window.
+        assert link.due() == api.service.table.due()
+        assert link.due().phase == "insurance"
+        assert link.view() == api.service.table.view()
+    finally:
+        link.close()
