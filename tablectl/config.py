@@ -30,8 +30,6 @@ class ConfigError(Exception):
 class TableConfig:
     profile: str = "casinos-austria"
     rules: Mapping[str, Any] = field(default_factory=dict)
-    min_bet: int = 10
-    max_bet: int = 10_000
 
 
 @dataclass(frozen=True)
@@ -54,7 +52,6 @@ class CameraConfig:
 class JournalConfig:
     path: str = DEFAULT_JOURNAL
     commit_batch: int = 256
-    commit_interval_ms: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -144,14 +141,8 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
     table = TableConfig(
         profile=table_section.get("profile", "casinos-austria", _text, "a profile name or path"),
         rules=table_section.get("rules", {}, lambda v: isinstance(v, dict), "a table of rule keys"),
-        min_bet=table_section.get("min_bet", 10, _positive_int, "a positive integer"),
-        max_bet=table_section.get("max_bet", 10_000, _positive_int, "a positive integer"),
     )
     table_section.finish()
-    if table.min_bet > table.max_bet:
-        problems.append(
-            f"[table] min_bet {table.min_bet} is above max_bet {table.max_bet}"
-        )
     problems.extend(_profile_problems(table, source))
 
     shoe_section = _Section("shoe", raw.get("shoe"), problems)
@@ -197,9 +188,6 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
     journal = JournalConfig(
         path=journal_section.get("path", DEFAULT_JOURNAL, _text, "a file path"),
         commit_batch=journal_section.get("commit_batch", 256, _positive_int, "a positive integer"),
-        commit_interval_ms=float(
-            journal_section.get("commit_interval_ms", 2.0, _number, "a positive number")
-        ),
     )
     journal_section.finish()
 
