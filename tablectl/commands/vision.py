@@ -1,27 +1,22 @@
-"""`tablectl vision ...`: read cards in pictures, preview what was read, calibrate the layout."""
+"""`tablectl vision ...`: read cards in pictures, preview what was read, calibrate the layout.
+
+Every `tablectl` command builds this parser, so OpenCV and numpy are imported
+only when a vision command runs: `tablectl run` without a camera starts
+without them.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import cv2
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
-from vision.calibrate import (
-    CORNER_MARKER_IDS,
-    CalibrationError,
-    calibrate_image,
-    default_template,
-    load_template,
-    marker_image,
-    parse_corners,
-)
-from vision.detection import Detection
-from vision.layout import Layout, LayoutError, load_layout, save_layout
-from vision.recognizer import ModelError, Recognizer
+    from vision.detection import Detection
+    from vision.layout import Layout
 
 
 def register(subparsers: Any) -> None:
@@ -74,10 +69,14 @@ def _fail(message: str) -> int:
 
 
 def _load_layout(path: str | None) -> Layout | None:
+    from vision.layout import load_layout
+
     return load_layout(path) if path else None
 
 
 def _read_image(path: str) -> np.ndarray:
+    import cv2
+
     image = cv2.imread(path, cv2.IMREAD_COLOR)
     if image is None:
         raise OSError(f"{path}: cannot read it as an image (missing, or not PNG/JPEG/...)")
@@ -85,6 +84,9 @@ def _read_image(path: str) -> np.ndarray:
 
 
 def _detect(args: argparse.Namespace) -> int:
+    from vision.layout import LayoutError
+    from vision.recognizer import ModelError, Recognizer
+
     try:
         layout = _load_layout(args.layout)
         recognizer = Recognizer()
@@ -113,6 +115,11 @@ def _describe(detection: Detection) -> str:
 
 
 def _preview(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.layout import LayoutError
+    from vision.recognizer import ModelError, Recognizer
+
     try:
         layout = _load_layout(args.layout)
         recognizer = Recognizer()
@@ -131,6 +138,9 @@ def _preview(args: argparse.Namespace) -> int:
 def draw_preview(image: np.ndarray, detections: list[Detection],
                  layout: Layout | None) -> np.ndarray:
     """The frame with the layout's areas and every card read outlined and labelled."""
+    import cv2
+    import numpy as np
+
     canvas = image.copy()
     if layout is not None:
         if tuple(layout.image_size) != (image.shape[1], image.shape[0]):
@@ -155,6 +165,16 @@ def draw_preview(image: np.ndarray, detections: list[Detection],
 
 
 def _calibrate(args: argparse.Namespace) -> int:
+    from vision.calibrate import (
+        CORNER_MARKER_IDS,
+        CalibrationError,
+        calibrate_image,
+        default_template,
+        load_template,
+        parse_corners,
+    )
+    from vision.layout import save_layout
+
     try:
         image = _read_image(args.image)
         template = (load_template(args.template) if args.template
@@ -170,6 +190,10 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _markers(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.calibrate import CORNER_MARKER_IDS, marker_image
+
     if not 50 <= args.size <= 4000:
         return _fail(f"--size {args.size}: give 50 to 4000 pixels")
     for marker_id in CORNER_MARKER_IDS:
