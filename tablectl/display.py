@@ -43,8 +43,9 @@ def _box_line(box: BoxView, lamp: BoxLamp) -> str:
     hands = []
     for hand in box.hands:
         cards = " ".join(hand.cards) or "-"
+        status = f" {hand.status}" if hand.status != "playing" else ""
         verdict = f" {hand.result}" if hand.result else ""
-        hands.append(f"{cards} ({_total(hand.total, hand.soft)}){verdict}")
+        hands.append(f"{cards} ({_total(hand.total, hand.soft)}){status}{verdict}")
     marker = _LAMP_MARKS[lamp]
     return f"{marker} box{box.number} {stake:>5}  " + " | ".join(hands)
 
