@@ -1,0 +1,294 @@
+"""The camera feed's thread: frames at a bounded rate, faults survived, a clean stop,
+and the feed wired to the table service through the fusion."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from table.journal import Journal
+from table.machine import Table
+from table.profiles import load_profile
+from tablectl.camera_feed import CameraFeed, fusion_poster, start_camera
+from tablectl.fusion import CardFusion
+from tablectl.service import TableService
+from vision.layout import Layout, layout_from_dict, save_layout
+from vision.recognizer import Recognizer
+from vision.tracker import CardPlaced
+
+felt_module = pytest.importorskip("hwsim.camera.felt")
+Felt = felt_module.Felt
+FeltCamera = felt_module.FeltCamera
+
+SEED = 1  # the felts of these tests are read exactly at this render seed
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> Recognizer:
+    return Recognizer()
+
+
+@pytest.fixture(scope="module")
+def layout() -> Layout:
+    from hwsim.camera.table_frames import table_layout
+
+    return layout_from_dict(table_layout())
+
+
+def wait_for(condition: Callable[[], bool], timeout_s: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return condition()
+
+
+class Collector:
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+        self.frames: list[int] = []
+        self._lock = threading.Lock()
+
+    def post(self, event: Any) -> None:
+        with self._lock:
+            self.events.append(event)
+
+    def on_frame(self, number: int) -> None:
+        with self._lock:
+            self.frames.append(number)
+
+    def placed(self) -> list[tuple[str, str | None]]:
+        with self._lock:
+            return [(e.card, e.box) for e in self.events if isinstance(e, CardPlaced)]
+
+
+class FlakySource:
+    """A camera that fails now and then: `script` says what each read does
+    ("raise", "none" or "frame"); after the script, every read gives a frame."""
+
+    def __init__(self, inner: Any, script: list[str]) -> None:
+        self.inner = inner
+        self.script = list(script)
+        self.reads = 0
+        self.closed = False
+
+    def read(self) -> np.ndarray | None:
+        self.reads += 1
+        step = self.script.pop(0) if self.script else "frame"
+        if step == "raise":
+            raise OSError("the camera went away (USB reset)")
+        if step == "none":
+            return None
+        frame: np.ndarray | None = self.inner.read()
+        return frame
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class BrokenSource:
+    def __init__(self) -> None:
+        self.closed = False
+
+    def read(self) -> np.ndarray | None:
+        raise OSError("no such device")
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_the_feed_survives_a_failing_source_and_stops_cleanly(
+        recognizer: Recognizer, layout: Layout) -> None:
+    felt = Felt({"box1": ["AS"]})
+    source = FlakySource(FeltCamera(felt, seed=SEED), ["frame", "raise", "none", "raise"])
+    got = Collector()
+    feed = CameraFeed(source, recognizer, layout, got.post, fps=50.0, on_frame=got.on_frame,
+                      backoff_s=0.01, max_backoff_s=0.05).start()
+    try:
+        assert wait_for(lambda: got.placed() == [("AS", "box1")])
+        assert feed.running
+        stats = feed.stats()
+        assert stats.source_errors == 3
+        assert stats.last_error is not None and "USB reset" in stats.last_error
+        assert stats.frames >= 3 and stats.events == 1
+        assert stats.detect_ms_p50 is not None and stats.detect_ms_p99 is not None
+        assert stats.detect_ms_p50 <= stats.detect_ms_p99
+        assert got.frames[:3] == [1, 2, 3]  # once per frame recognised
+    finally:
+        assert feed.stop(timeout_s=5.0)
+    assert not feed.running and source.closed
+    assert feed.stats().to_json()["running"] is False
+
+
+def test_a_source_that_keeps_failing_is_reopened(recognizer: Recognizer,
+                                                 layout: Layout) -> None:
+    broken = BrokenSource()
+    felt = Felt({"box2": ["KD"]})
+    opened: list[Any] = []
+
+    def reopen() -> Any:
+        if not opened:
+            opened.append("refused")
+            raise OSError("device busy")
+        camera = FeltCamera(felt, seed=SEED)
+        opened.append(camera)
+        return camera
+
+    got = Collector()
+    feed = CameraFeed(broken, recognizer, layout, got.post, fps=50.0, reopen=reopen,
+                      backoff_s=0.01, max_backoff_s=0.02).start()
+    try:
+        assert wait_for(lambda: got.placed() == [("KD", "box2")])
+    finally:
+        assert feed.stop()
+    assert broken.closed  # closed before reopening
+    assert opened[0] == "refused" and feed.stats().source_errors == 2
+    assert opened[1].read() is None  # the feed closed its source on stop
+
+
+def test_stop_does_not_wait_out_a_long_back_off(recognizer: Recognizer,
+                                                layout: Layout) -> None:
+    feed = CameraFeed(BrokenSource(), recognizer, layout, lambda event: None, fps=10.0,
+                      backoff_s=30.0, max_backoff_s=60.0).start()
+    assert wait_for(lambda: feed.stats().source_errors >= 1)
+    started = time.monotonic()
+    assert feed.stop(timeout_s=5.0)
+    assert time.monotonic() - started < 1.0
+
+
+def test_frames_are_read_at_most_at_the_frame_rate(layout: Layout) -> None:
+    class CountingRecognizer:
+        def detect(self, frame: Any, layout: Any = None) -> list[Any]:
+            return []
+
+    frame = np.zeros((72, 128, 3), np.uint8)
+
+    class StillSource:
+        def read(self) -> np.ndarray:
+            return frame
+
+        def close(self) -> None:
+            pass
+
+    feed = CameraFeed(StillSource(), CountingRecognizer(), layout, lambda event: None,
+                      fps=20.0).start()
+    time.sleep(0.5)
+    assert feed.stop()
+    frames = feed.stats().frames
+    assert 3 <= frames <= 13  # 20 fps for half a second, give or take a slow machine
+
+
+def test_a_recognizer_fault_skips_the_frame(layout: Layout) -> None:
+    class FailingOnce:
+        calls = 0
+
+        def detect(self, frame: Any, layout: Any = None) -> list[Any]:
+            self.calls += 1
+            if self.calls == 1:
+                raise ValueError("bad frame")
+            return []
+
+    class StillSource:
+        def read(self) -> np.ndarray:
+            return np.zeros((72, 128, 3), np.uint8)
+
+        def close(self) -> None:
+            pass
+
+    feed = CameraFeed(StillSource(), FailingOnce(), layout, lambda event: None,
+                      fps=100.0).start()
+    try:
+        assert wait_for(lambda: feed.stats().frames >= 3)
+    finally:
+        feed.stop()
+    assert feed.stats().detect_errors == 1
+
+
+def test_bad_arguments_are_refused(recognizer: Recognizer, layout: Layout) -> None:
+    with pytest.raises(ValueError, match="fps"):
+        CameraFeed(BrokenSource(), recognizer, layout, lambda event: None, fps=0)
+    with pytest.raises(ValueError, match="source"):
+        CameraFeed(None, recognizer, layout, lambda event: None, fps=10)
+
+
+# -- wired to the table -------------------------------------------------------------------
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[TableService]:
+    journal = Journal(tmp_path / "journal.db", profile="casinos-austria")
+    service = TableService(Table(load_profile("casinos-austria")), journal)
+    loop = threading.Thread(target=service.run, name="table-loop", daemon=True)
+    loop.start()
+    yield service
+    service.stop()
+    service.wait_stopped(5.0)
+    loop.join(5.0)
+    journal.close()
+
+
+def test_the_feed_checks_the_shoe_through_the_fusion(service: TableService,
+                                                     recognizer: Recognizer,
+                                                     layout: Layout) -> None:
+    for event in [{"bet": {"box": 1, "amount": 100}}, {"bet": {"box": 2, "amount": 100}},
+                  {"deal": {}}]:
+        assert service.submit_and_wait(event, "terminal").accepted
+    for card in ("9S", "TC", "6C", "7D", "8H"):
+        assert service.submit_and_wait({"card": card}, "shoe").accepted
+    felt = Felt({"box1": ["9S", "7D"], "box2": ["TC", "8H"], "dealer": ["6C"]})
+    fusion = CardFusion("shoe+camera", grace_frames=3)
+    post, on_frame = fusion_poster(service, fusion)
+    feed = CameraFeed(FeltCamera(felt, seed=SEED), recognizer, layout, post, fps=30.0,
+                      on_frame=on_frame).start()
+    try:
+        assert wait_for(lambda: fusion.stats.matched == 5)
+        felt.put(1, "QH")  # never left the shoe
+        assert wait_for(lambda: service.table.due().halted)
+    finally:
+        assert feed.stop()
+    assert service.table.due().open_flags == ("CARD_NOT_FROM_SHOE",)
+    assert fusion.stats.flags == {"CARD_NOT_FROM_SHOE": 1}
+
+
+def test_start_camera_builds_the_feed_from_the_config(tmp_path: Path,
+                                                      service: TableService) -> None:
+    from hwsim.camera.table_frames import render_table_frame
+
+    image, layout_doc = render_table_frame({"box1": ["5S"]}, seed=SEED)
+    stills = tmp_path / "stills"
+    stills.mkdir()
+    for k in range(4):
+        cv2.imwrite(str(stills / f"frame_{k}.png"), image)
+    save_layout(layout_from_dict(layout_doc), tmp_path / "layout.json")
+    config = SimpleNamespace(camera=SimpleNamespace(
+        source=str(stills), layout=str(tmp_path / "layout.json"), fps=30.0, width=1280,
+        height=720))
+    assert service.submit_and_wait({"bet": {"box": 1, "amount": 100}}, "terminal").accepted
+    assert service.submit_and_wait({"deal": {}}, "terminal").accepted
+    feed = start_camera(config, service, with_shoe=False)
+    try:
+        assert feed.fusion is not None and feed.fusion.mode == "camera"
+        assert wait_for(lambda: service.table.view().boxes[0].hands[0].cards == ("5S",))
+    finally:
+        assert feed.stop()
+
+
+def test_a_table_without_a_camera_never_loads_opencv() -> None:
+    code = ("import sys, tablectl.fusion, tablectl.camera_feed; "
+            "print(sorted(m for m in ('cv2', 'numpy', 'vision.recognizer', 'vision.sources') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "[]"
