@@ -267,6 +267,9 @@ class CardFusion:
             if kind is None:
                 continue  # the shoe's report may still be on its way
             if kind == "partner":
+                swap = self._swap_with(sighting, belongs)
+                assert swap is not None
+                swap.cards[sighting.card] -= 1
                 self._settle(unseen, sighting, kind, belongs)
                 log.info("camera: %s at %s is the other card of the swap already reported",
                          sighting.card, _name(sighting.place))
@@ -300,10 +303,8 @@ class CardFusion:
         elsewhere = next((p for p, cards in unseen.items()
                           if p not in (place, BURNED) and cards[card] > 0), None)
         if elsewhere is not None:
-            for swap in self._swaps:
-                if swap.at == place and swap.belongs == elsewhere and swap.cards[card] > 0:
-                    swap.cards[card] -= 1
-                    return "partner", elsewhere
+            if self._swap_with(sighting, elsewhere) is not None:
+                return "partner", elsewhere
             if sum(unseen.get(place, Counter()).values()) > 0:
                 # The shoe's card for this place is not here, another one is: a swap.
                 return SHOE_CAMERA_MISMATCH, elsewhere
@@ -315,6 +316,15 @@ class CardFusion:
         if final or self._clock - sighting.seen_at > self.grace_frames:
             return CARD_NOT_FROM_SHOE, None
         return None, None
+
+    def _swap_with(self, sighting: _Sighting, belongs: Place | None) -> _Swap | None:
+        """The reported swap this card is the other half of: it lies where the flagged
+        card belonged, and belongs where the flagged card lay."""
+        for swap in self._swaps:
+            if (swap.at == sighting.place and swap.belongs == belongs
+                    and swap.cards[sighting.card] > 0):
+                return swap
+        return None
 
     def _settle(self, unseen: dict[Place, Counter[str]], sighting: _Sighting, status: str,
                 belongs: Place | None) -> None:
