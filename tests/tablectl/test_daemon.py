@@ -1,0 +1,443 @@
+"""The daemon on the whole stack: a stacked virtual ShoeLink shoe on a pty read
+with pyserial, lamps and buttons on gpiozero mock pins, the local API on a free
+port and a real SQLite journal. Rounds are worked out by hand from the rules."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hwsim.dealer import VirtualShoeCards
+from hwsim.panel import MockPanel
+from hwsim.shoe import LineFaults, ShoeTiming, VirtualShoe
+
+from firmware_bridge.panel import BoxLamp
+from table.journal import Journal
+from tablectl.config import ApiConfig, Config, parse_config
+from tablectl.daemon import Daemon, DaemonError
+from tablectl.service import TableService
+from tests.tablectl.helpers import wait_for
+
+TIMING = ShoeTiming(resend_interval_s=0.1, heartbeat_interval_s=0.05)
+DELIVERED_S = 15.0
+# Seven RGB boxes, the four lamps and three of the dealer's buttons on mock pins.
+PIN_MAP: dict[str, Any] = {
+    "pwm": True,
+    "boxes": {str(box): {"rgb": [3 * box - 3, 3 * box - 2, 3 * box - 1]} for box in range(1, 8)},
+    "lamps": {"draw": 21, "stand": 22, "alarm": 23, "shoe_fault": 24},
+    "buttons": {"stand": 25, "double": 26, "void": 27},
+}
+OFF, BET = BoxLamp.OFF, BoxLamp.BET
+WON, LOST, BJ = BoxLamp.WON, BoxLamp.LOST, BoxLamp.BLACKJACK
+
+
+def bet(box: int, amount: int) -> dict[str, Any]:
+    return {"bet": {"box": box, "amount": amount}}
+
+
+@dataclass
+class Running:
+    """One daemon on the bench's shoe and journal, with its own mock panel."""
+
+    daemon: Daemon
+    mock: MockPanel
+    cards: VirtualShoeCards
+    thread: threading.Thread
+
+    @property
+    def service(self) -> TableService:
+        assert self.daemon.service is not None
+        return self.daemon.service
+
+    def request(self, method: str, path: str, body: Any = None) -> tuple[int, dict[str, Any]]:
+        assert self.daemon.api is not None
+        host, port = self.daemon.api.address
+        conn = http.client.HTTPConnection(host, port, timeout=15)
+        try:
+            data = None if body is None else json.dumps(body).encode()
+            conn.request(method, path, body=data,
+                         headers={"Content-Type": "application/json"} if data else {})
+            response = conn.getresponse()
+            return response.status, json.loads(response.read())
+        finally:
+            conn.close()
+
+    def post(self, event: dict[str, Any], ref: str | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"event": event}
+        if ref is not None:
+            body["id"] = ref
+        status, answer = self.request("POST", "/events", body)
+        assert status == 200, answer
+        return answer
+
+    def draw(self, *codes: str) -> None:
+        """The dealer pulls the next cards (they must be `codes`), each delivered,
+        journaled and acknowledged before the next."""
+        shoe = self.cards.shoe
+        for code in codes:
+            before = len(shoe.records)
+            self.cards.draw()
+            assert self.cards.wait_delivered(DELIVERED_S), f"{code} was never acknowledged"
+            drawn = [r.card for r in shoe.records[before:] if r.kind == "card"]
+            assert drawn == [code], f"the shoe is stacked wrong: {drawn} instead of {code}"
+
+    def click(self, button: str) -> None:
+        """Press a dealer's button and wait until what it means is stored."""
+        seq = self.service.snapshot.journal_seq
+        self.mock.click(button)
+        wait_for(lambda: self.service.snapshot.journal_seq > seq, f"the {button} press")
+
+    def boxes(self) -> list[BoxLamp | None]:
+        return [self.mock.box_state(box) for box in range(1, 8)]
+
+    def blinking(self) -> list[int]:
+        return [box for box in range(1, 8) if self.mock.is_blinking(box)]
+
+    def lamps(self) -> dict[str, bool]:
+        return {name: self.mock.lamp(name) for name in ("draw", "stand", "alarm", "shoe_fault")}
+
+
+@dataclass
+class Bench:
+    """A virtual shoe that outlives the daemons opened on it, and their journal."""
+
+    folder: Path
+    shoe: VirtualShoe | None = None
+    opened: list[Running] = field(default_factory=list)
+    # Every ACK the shoe got, and whether its frame was in the journal file then.
+    acks: list[tuple[int, bool]] = field(default_factory=list)
+
+    @property
+    def journal_path(self) -> Path:
+        return self.folder / "journal.sqlite"
+
+    @property
+    def shoe_path(self) -> Path:
+        return self.folder / "virtual-shoe"
+
+    def start_shoe(self, cards: list[str], faults: LineFaults | None = None) -> VirtualShoe:
+        shoe = VirtualShoe(cards, dealer_paced=True, link_path=self.shoe_path, timing=TIMING,
+                           faults=faults, seed=7)
+        shoe.on_ack = self._check_ack
+        shoe.start()
+        self.shoe = shoe
+        return shoe
+
+    def _check_ack(self, seq: int) -> None:
+        """On the shoe's thread, as the ACK arrives: is that frame in the file?"""
+        db = sqlite3.connect(f"{self.journal_path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = db.execute(
+                "SELECT COUNT(*) FROM events WHERE source = 'shoe' AND source_ref LIKE ?",
+                (f"%:{seq}",),
+            ).fetchone()
+        finally:
+            db.close()
+        self.acks.append((seq, row[0] == 1))
+
+    def config(self, profile: str = "casinos-austria",
+               rules: dict[str, Any] | None = None) -> Config:
+        config = parse_config({
+            "table": {"profile": profile, "rules": rules or {}},
+            "shoe": {"driver": "shoelink", "port": str(self.shoe_path)},
+            "journal": {"path": str(self.journal_path)},
+            "panel": PIN_MAP,
+        }, "<test bench>")
+        return replace(config, api=ApiConfig(enabled=True, host="127.0.0.1", port=0))
+
+    def open(self, profile: str = "casinos-austria",
+             rules: dict[str, Any] | None = None) -> Running:
+        assert self.shoe is not None, "start the shoe first"
+        mock = MockPanel(PIN_MAP)
+        daemon = Daemon(self.config(profile, rules), panel=mock.panel)
+        daemon.open()
+        running = Running(daemon, mock, VirtualShoeCards(self.shoe), daemon.run_in_thread())
+        self.opened.append(running)
+        return running
+
+    def close(self, running: Running) -> None:
+        self.opened.remove(running)
+        running.daemon.close()
+        running.thread.join(5.0)
+        assert not running.thread.is_alive()
+
+    def shoe_events(self) -> list[tuple[str | None, dict[str, Any]]]:
+        with Journal(self.journal_path, read_only=True) as reader:
+            return [(e.source_ref, e.event) for e in reader.events() if e.source == "shoe"]
+
+    def check_every_frame_stored_once_and_acked_after(self) -> None:
+        """The journal holds each reliable frame the shoe sent exactly once, in
+        order, and every ACK came when its frame was already in the file."""
+        shoe = self.shoe
+        assert shoe is not None
+        wait_for(lambda: shoe.pending_count == 0, "every frame acknowledged", DELIVERED_S)
+        sent = []
+        for record in shoe.records:
+            if record.kind == "card":
+                sent.append((f"0:{record.seq}", {"card": record.card}))
+            elif record.kind == "shoe" and record.event == "loaded":
+                sent.append((f"0:{record.seq}", {"shoe": "loaded"}))
+        assert self.shoe_events() == sent
+        assert shoe.acked_seq == shoe.records[-1].seq
+        assert self.acks and all(found for _, found in self.acks), self.acks
+
+    def shutdown(self) -> None:
+        for running in self.opened:
+            running.daemon.close()
+            running.thread.join(5.0)
+            running.mock.close()
+        if self.shoe is not None:
+            self.shoe.stop()
+
+
+@pytest.fixture
+def bench(tmp_path: Path) -> Iterator[Bench]:
+    made = Bench(tmp_path)
+    try:
+        yield made
+    finally:
+        made.shutdown()
+
+
+# A casinos-austria round worked out by hand. Deal order: box 1, 2, 3, the dealer,
+# then box 1, 2, 3 again (ENHC: the dealer's second card after the boxes).
+#   box 1 (100): 5H 6D = 11, doubles (200 staked), draws 9C: 20, finished
+#   box 2 (50):  AS KH = blackjack, waits for the dealer
+#   box 3 (40):  TC 6S = 16, a card out of the shoe is a hit: 8D, 24, bust
+#   dealer:      7S (no insurance), then TD: 17, stands (S17)
+# Box 1's 20 beats 17: +200. The blackjack pays 3:2: +75. Box 3 lost: -40.
+STACK = ["5H", "AS", "TC", "7S", "6D", "KH", "6S", "9C", "8D", "TD", "2C", "3C"]
+EXPECTED_NET = {"box1/main": 200, "box2/main": 75, "box3/main": -40}
+
+
+def place_bets_and_deal(running: Running) -> None:
+    assert running.post(bet(1, 100), "terminal-1:1")["accepted"]
+    assert running.post(bet(2, 50), "terminal-2:1")["accepted"]
+    assert running.post(bet(3, 40), "terminal-3:1")["accepted"]
+    assert running.boxes() == [BET, BET, BET, OFF, OFF, OFF, OFF]
+    running.click("stand")  # stand / next in betting: no more bets, deal
+    assert running.service.snapshot.due.phase == "dealing"
+    running.draw("5H", "AS", "TC", "7S", "6D", "KH", "6S")
+
+
+def test_a_round_through_the_whole_stack(bench: Bench) -> None:
+    bench.start_shoe(STACK)
+    running = bench.open()
+    assert running.cards.wait_delivered(DELIVERED_S), "the shoe's `loaded` was not stored"
+    assert running.lamps() == {"draw": False, "stand": False, "alarm": False,
+                               "shoe_fault": False}
+    place_bets_and_deal(running)
+    due = running.service.snapshot.due
+    assert (due.phase, due.box) == ("playing", 1)
+    assert running.blinking() == [1]
+    assert running.mock.box_state(2) == BET and running.mock.box_state(3) == BET
+
+    running.click("double")
+    running.draw("9C")  # box 1: 20; box 2's natural is skipped; box 3 is up
+    assert running.blinking() == [3]
+    assert running.mock.box_state(1) == BET
+    running.draw("8D")  # box 3 busts: the dealer must draw to 17 for boxes 1 and 2
+    assert running.blinking() == []
+    assert running.lamps()["draw"] and not running.lamps()["alarm"]
+    running.draw("TD")
+
+    result = running.service.table.current_result()
+    assert result is not None and result["status"] == "settled"
+    assert result["net"] == EXPECTED_NET
+    assert result["dealer"] == ["7S", "TD"]
+    assert running.boxes() == [WON, BJ, LOST, OFF, OFF, OFF, OFF]
+    assert not running.lamps()["draw"]
+    # The button's decision is journaled as a button's, the bets as the API's.
+    with Journal(bench.journal_path, read_only=True) as reader:
+        sources = [(e.source, e.event) for e in reader.events() if e.source != "shoe"]
+    assert sources == [
+        ("api", bet(1, 100)), ("api", bet(2, 50)), ("api", bet(3, 40)),
+        ("button", {"deal": {}}), ("button", {"do": {"box": 1, "action": "double"}}),
+    ]
+    bench.check_every_frame_stored_once_and_acked_after()
+
+
+def test_a_restart_mid_round_rebuilds_the_table_and_the_round_goes_on(bench: Bench) -> None:
+    bench.start_shoe(STACK)
+    first = bench.open()
+    assert first.cards.wait_delivered(DELIVERED_S)
+    place_bets_and_deal(first)
+    first.click("double")
+    first.draw("9C")  # box 3 is up
+    due_before = first.service.table.due()
+    view_before = first.service.table.view()
+    seq_before = first.service.journal.last_committed_seq
+    bench.close(first)
+
+    second = bench.open()
+    report = second.daemon.report
+    assert report is not None
+    assert (report.events_replayed, report.interrupted_round, report.interrupted_action) == (
+        seq_before, 1, "resume")
+    assert second.service.table.due() == due_before
+    assert second.service.table.view() == view_before
+    assert second.blinking() == [3], "the lamps show the rebuilt round"
+    # A terminal that lost its answer before the stop sends its call again.
+    assert second.post(bet(1, 100), "terminal-1:1")["duplicate"] is True
+    # The round goes on where it stopped, with the same shoe.
+    second.draw("8D", "TD")
+    result = second.service.table.current_result()
+    assert result is not None and result["status"] == "settled"
+    assert result["net"] == EXPECTED_NET
+    assert second.boxes() == [WON, BJ, LOST, OFF, OFF, OFF, OFF]
+    bench.check_every_frame_stored_once_and_acked_after()
+
+
+def test_an_interrupted_live_studio_round_is_voided_with_every_bet_back(bench: Bench) -> None:
+    bench.start_shoe(["TS", "9H", "5C", "7D", "8S", "4C", "KD", "2H", "6H", "9S"])
+    first = bench.open("live-studio")
+    assert first.cards.wait_delivered(DELIVERED_S)
+    first.post(bet(1, 100), "seat-1:1")
+    first.post(bet(2, 50), "seat-2:1")
+    first.post({"deal": {}}, "dealer:1")
+    # Seat 1: T 7 = 17, seat 2: 9 8 = 17, dealer 5: seat 1 is up.
+    first.draw("TS", "9H", "5C", "7D", "8S")
+    assert first.service.table.due().box == 1
+    bench.close(first)
+
+    second = bench.open("live-studio")
+    report = second.daemon.report
+    assert report is not None
+    assert (report.interrupted_round, report.interrupted_action) == (1, "void")
+    table = second.service.table
+    assert table.state == "void"
+    result = table.current_result()
+    assert result is not None
+    assert result["status"] == "void" and result["net"] == {"box1/main": 0, "box2/main": 0}
+    assert result["settlement"] == []
+    assert second.boxes() == [OFF] * 7 and second.blinking() == []
+    # The void is in the journal, so a replay voids the round too.
+    with Journal(bench.journal_path, read_only=True) as reader:
+        last = list(reader.events())[-1]
+    assert (last.source, last.event) == ("daemon", {"resolve": "void"})
+    # The next round begins normally; the voided one is on record with nothing won.
+    second.post(bet(3, 20), "seat-3:1")
+    with Journal(bench.journal_path, read_only=True) as reader:
+        records = reader.rounds()
+    assert [(r.round_no, r.status) for r in records] == [(1, "void")]
+    assert records[0].result["net"] == {"box1/main": 0, "box2/main": 0}
+
+
+def test_the_interrupted_round_rule_can_be_overridden(bench: Bench) -> None:
+    # casinos-austria resumes by default; `interrupted_round = "void"` voids instead.
+    bench.start_shoe(["TS", "5C", "7D", "4C"])
+    first = bench.open(rules={"interrupted_round": "void"})
+    assert first.cards.wait_delivered(DELIVERED_S)
+    first.post(bet(1, 100), "t:1")
+    first.post({"deal": {}}, "t:2")
+    first.draw("TS", "5C", "7D")  # box 1: 17 against a 5, up
+    bench.close(first)
+    second = bench.open(rules={"interrupted_round": "void"})
+    assert second.daemon.report is not None
+    assert second.daemon.report.interrupted_action == "void"
+    result = second.service.table.current_result()
+    assert result is not None and (result["status"], result["net"]) == ("void", {"box1/main": 0})
+
+
+def _journal_of_another_profile(path: Path) -> None:
+    with Journal(path, profile="live-studio") as journal:
+        journal.append(bet(1, 100), "api", "t:1")
+        journal.commit()
+
+
+def _foreign_sqlite(path: Path) -> None:
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE accounts (name TEXT, balance INTEGER)")
+    db.execute("INSERT INTO accounts VALUES ('house', 1000000)")
+    db.commit()
+    db.close()
+
+
+def _not_sqlite(path: Path) -> None:
+    path.write_bytes(b"round,net\n1,+100\n" * 20)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (_foreign_sqlite, "an SQLite file of another application"),
+        (_not_sqlite, "is not a tablectl journal (not an SQLite file)"),
+        (_journal_of_another_profile,
+         "was written under profile 'live-studio', not 'casinos-austria'"),
+    ],
+)
+def test_a_file_that_is_not_this_tables_journal_is_refused_untouched(
+        bench: Bench, make: Any, message: str) -> None:
+    make(bench.journal_path)
+    before = bench.journal_path.read_bytes()
+    daemon = Daemon(bench.config(), make_panel=False)
+    with pytest.raises(DaemonError) as refused:
+        daemon.open()
+    daemon.close()
+    assert message in str(refused.value)
+    assert str(bench.journal_path) in str(refused.value)
+    assert bench.journal_path.read_bytes() == before
+    assert sorted(p.name for p in bench.folder.iterdir()) == ["journal.sqlite"]
+
+
+def test_garbage_on_the_serial_line_loses_nothing(bench: Bench) -> None:
+    # Noise before frames and flipped bits: frames the host cannot read are
+    # dropped by its decoder and come again with the shoe's re-sends.
+    shoe = bench.start_shoe(STACK, faults=LineFaults(noise=0.4, corrupt=0.3))
+    running = bench.open()
+    assert running.cards.wait_delivered(DELIVERED_S)
+    place_bets_and_deal(running)
+    running.click("double")
+    running.draw("9C", "8D", "TD")
+    result = running.service.table.current_result()
+    assert result is not None and result["net"] == EXPECTED_NET
+    counts = shoe.faults.counts
+    assert counts.noise > 0 and counts.corrupt > 0, "no garbage was sent"
+    assert running.daemon.shoe is not None
+    stats = running.daemon.shoe.stats()
+    assert stats["crc_errors"] + stats["bad_frames"] > 0, stats
+    bench.check_every_frame_stored_once_and_acked_after()
+
+
+def test_a_card_that_cannot_be_in_the_shoe_is_flagged(bench: Bench) -> None:
+    # One deck: a second ace of spades cannot come out of it.
+    bench.start_shoe(["AS", "5D", "AS", "9C"])
+    running = bench.open(rules={"decks": 1})
+    assert running.cards.wait_delivered(DELIVERED_S)
+    running.post(bet(1, 100), "t:1")
+    running.post({"deal": {}}, "t:2")
+    running.draw("AS", "5D", "AS")
+    due = running.service.table.due()
+    assert due.halted and due.open_flags == ("IMPOSSIBLE_CARD",)
+    assert running.service.table.view().flags == ("IMPOSSIBLE_CARD",)
+    assert running.lamps()["alarm"] and running.blinking() == []
+    assert running.mock.box_state(1) == BET
+    # The card is journaled (with the flag's cause) and acknowledged all the same.
+    assert bench.shoe_events()[-1][1] == {"card": "AS"}
+    # The pit voids the round with the void button: the alarm goes out, bets back.
+    running.click("void")
+    result = running.service.table.current_result()
+    assert result is not None and result["status"] == "void"
+    assert result["net"] == {"box1/main": 0}
+    assert not running.lamps()["alarm"] and running.boxes() == [OFF] * 7
+    bench.check_every_frame_stored_once_and_acked_after()
+
+
+def test_the_shoe_fault_lamp_follows_the_link(bench: Bench) -> None:
+    shoe = bench.start_shoe(["2S", "3S"])
+    running = bench.open()
+    assert running.cards.wait_delivered(DELIVERED_S)
+    wait_for(lambda: running.service.snapshot.shoe_online, "the shoe online")
+    assert not running.lamps()["shoe_fault"]
+    shoe.unplug()
+    wait_for(lambda: running.lamps()["shoe_fault"], "the shoe-fault lamp")
+    assert running.request("GET", "/state")[1]["shoe_online"] is False
+    shoe.replug()
+    wait_for(lambda: not running.lamps()["shoe_fault"], "the shoe-fault lamp to go out")
