@@ -186,12 +186,17 @@ class SimulatedTable:
         self.out.flush()
 
     def _print_finished_rounds(self, service: TableService) -> None:
-        finished = service.recorded_round
-        if finished > self._shown_round:
-            result = service.table.current_result()
-            if result is not None and result.get("round") == finished:
-                print(round_line(result), file=self.out, flush=True)
-            self._shown_round = finished
+        """A line per round once it is over, in order. Not when the journal records
+        it: that waits for the next round, so the last round would never show."""
+        table = service.table
+        behind = table.rounds_played - self._shown_round
+        if behind <= 0 or (behind == 1 and table.state not in ("settled", "void")):
+            return
+        for result in table.results(since=self._shown_round):
+            if result["status"] not in ("settled", "void"):
+                break
+            print(round_line(result), file=self.out, flush=True)
+            self._shown_round = result["round"]
 
 
 def run_simulation(options: SimOptions, install_signals: Callable[[Callable[[], None]], Any],
