@@ -1,0 +1,98 @@
+"""`tablectl run --sim` as a user runs it: a subprocess in a fresh folder."""
+
+from __future__ import annotations
+
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from table.journal import Journal
+from table.machine import Table
+from table.profiles import load_profile
+
+ROUND_LINE = re.compile(r"^round (\d+) (settled|void)( \[[A-Z_, ]+\])?: (box\d/\w+ [+-]\d+ ?)+$")
+COMMAND = [sys.executable, "-m", "tablectl", "run", "--sim", "--view", "rounds"]
+
+
+def check_journal(path: Path) -> int:
+    """The journal reads back whole: recorded rounds tile the events from the first
+    on, each has its events, and replaying every event gives each recorded result."""
+    with Journal(path, read_only=True) as journal:
+        records = journal.rounds()
+        events = [stored.event for stored in journal.events()]
+        assert records, "no round was recorded"
+        assert records[0].start_seq == 1
+        for before, after in zip(records, records[1:], strict=False):
+            assert after.round_no == before.round_no + 1
+            assert after.start_seq == before.end_seq + 1
+        for record in records:
+            mine = journal.round_events(record.round_no)
+            assert [e.seq for e in mine] == list(range(record.start_seq, record.end_seq + 1))
+            kinds = {next(iter(e.event)) for e in mine}
+            assert {"bet", "card"} <= kinds, (record.round_no, kinds)
+        table = Table(load_profile(str(journal.profile), journal.rules))
+        for event in events:
+            table.apply(event)
+        replayed = {result["round"]: result for result in table.results()}
+        for record in records:
+            assert replayed[record.round_no] == record.result, record.round_no
+        return len(records)
+
+
+def test_five_simulated_rounds(tmp_path: Path) -> None:
+    finished = subprocess.run(COMMAND + ["--rounds", "5"], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120)
+    assert finished.returncode == 0, finished.stderr
+    lines = finished.stdout.splitlines()
+    rounds = [line for line in lines if line.startswith("round ")]
+    assert len(rounds) == 5, finished.stdout
+    for number, line in enumerate(rounds, start=1):
+        match = ROUND_LINE.match(line)
+        assert match is not None, line
+        assert int(match.group(1)) == number
+    assert lines[-1] == "5 rounds played; journal var/sim-journal.sqlite"
+    journal = tmp_path / "var" / "sim-journal.sqlite"
+    assert journal.is_file()
+    check_journal(journal)
+
+
+def test_sigterm_stops_the_simulated_table_cleanly(tmp_path: Path) -> None:
+    process = subprocess.Popen(COMMAND, cwd=tmp_path, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.put(line.rstrip("\n"))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        seen = 0
+        while seen < 3:  # a few rounds played: then stop it in the middle of things
+            line = lines.get(timeout=60)
+            if line.startswith("round "):
+                seen += 1
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    reader.join(10)
+    assert process.stderr is not None
+    stderr = process.stderr.read()
+    assert code == 0, stderr
+    rest = []
+    while not lines.empty():
+        rest.append(lines.get())
+    assert rest and re.fullmatch(r"\d+ rounds played; journal var/sim-journal\.sqlite",
+                                 rest[-1]), rest
+    assert "Traceback" not in stderr, stderr
+    recorded = check_journal(tmp_path / "var" / "sim-journal.sqlite")
+    assert recorded >= 2
