@@ -219,7 +219,7 @@ def _profile_problems(table: TableConfig, source: str) -> list[str]:
     where = f"[table] profile {table.profile!r}"
     overrides = dict(table.rules)
     try:
-        load_profile(profile, overrides)
+        rules = load_profile(profile, overrides)
     except ProfileError as error:
         # The profile loader stops at the first bad key: try each override alone
         # too, so every bad one is named (a bad combination is named as a whole).
@@ -235,6 +235,10 @@ def _profile_problems(table: TableConfig, source: str) -> list[str]:
                 except ProfileError as key_error:
                     problems.append(f"{where}: {key_error}")
         return problems or [f"{where}: {error}"]
+    if rules.max_box_total and rules.min_bet > rules.max_box_total:
+        return [f"{where}: min_bet {rules.min_bet} is above max_box_total "
+                f"{rules.max_box_total}, so no bet could be placed; lower min_bet or raise "
+                "max_box_total (0: no limit)"]
     return []
 
 
