@@ -110,6 +110,8 @@ def test_two_bad_rule_keys_are_both_named() -> None:
          ("no such profile", "casinos-austria", "live-studio")),
         ({"table": {"rules": {"interrupted_round": "maybe"}}, "shoe": GOOD_SHOE},
          ("'interrupted_round'", "'resume', 'void'")),
+        ({"table": {"rules": {"min_bet": 500, "max_box_total": 100}}, "shoe": GOOD_SHOE},
+         ("min_bet 500 is above max_box_total 100", "no bet could be placed")),
         ({"table": {"rules": {"no_such_rule": 1}}, "shoe": GOOD_SHOE},
          ("'no_such_rule'", "unknown key", "interrupted_round")),
         ({"shoe": {"driver": "usb", "port": "/dev/ttyUSB0"}},
