@@ -441,3 +441,36 @@ def test_the_shoe_fault_lamp_follows_the_link(bench: Bench) -> None:
     assert running.request("GET", "/state")[1]["shoe_online"] is False
     shoe.replug()
     wait_for(lambda: not running.lamps()["shoe_fault"], "the shoe-fault lamp to go out")
+
+
+def test_a_full_journal_halts_the_table_with_the_alarm_and_acknowledges_nothing_more(
+        bench: Bench) -> None:
+    shoe = bench.start_shoe(["9S", "4D", "KC"])
+    running = bench.open()
+    assert running.cards.wait_delivered(DELIVERED_S)
+    journal = running.service.journal
+    # The file may not grow past the pages it has: SQLite reports it full soon.
+    journal.max_pages = int(journal._db.execute("PRAGMA page_count").fetchone()[0])
+    stored = 0
+    for i in range(1000):
+        status, answer = running.request("POST", "/events",
+                                         {"event": bet(1 + i % 7, 10), "id": f"t:{i}"})
+        if status != 200:
+            break
+        stored += 1
+    assert status == 503 and answer["stored"] is False, "the capped journal never filled"
+    assert running.lamps()["alarm"]
+    assert running.request("GET", "/health")[0] == 503
+    acked = shoe.acked_seq
+    resends = shoe.counters.resend_rounds
+    # A card leaves the shoe: the table cannot store it, so it is never acknowledged
+    # and the shoe keeps it for the next start.
+    running.cards.draw()
+    wait_for(lambda: shoe.cards_dealt == 1, "the card to leave the shoe")
+    wait_for(lambda: shoe.counters.resend_rounds >= resends + 3, "the shoe's re-sends")
+    assert shoe.acked_seq == acked and shoe.pending_count == 1
+    assert running.lamps()["alarm"]
+    with Journal(bench.journal_path, read_only=True) as reader:
+        events = list(reader.events())
+    assert [e.source for e in events] == ["shoe"] + ["api"] * stored
+    assert all(found for _, found in bench.acks), bench.acks
