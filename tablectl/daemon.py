@@ -208,10 +208,14 @@ class Daemon:
         if self.config.camera is None:
             return
         # The camera pulls in OpenCV: imported only for a table that has one.
-        from tablectl.camera_wiring import start_camera
+        from tablectl.camera_feed import start_camera
 
         assert self.service is not None
-        self.camera = start_camera(self.config, self.service, with_shoe=self.shoe is not None)
+        try:
+            self.camera = start_camera(self.config, self.service,
+                                       with_shoe=self.shoe is not None)
+        except Exception as error:  # a bad layout file or a missing model: fix the config
+            raise DaemonError(f"the camera cannot start: {error}") from error
         self._closers.append(self.camera.stop)
 
     # -- run and stop -------------------------------------------------------------------
