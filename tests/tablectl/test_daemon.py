@@ -474,6 +474,20 @@ def test_a_full_journal_halts_the_table_with_the_alarm_and_acknowledges_nothing_
         events = list(reader.events())
     assert [e.source for e in events] == ["shoe"] + ["api"] * stored
     assert all(found for _, found in bench.acks), bench.acks
+    # Space again (the cap was only this connection's): a restart rebuilds the table
+    # from what was stored, and the card the shoe kept arrives, once.
+    bench.close(running)
+    again = bench.open()
+    assert again.cards.wait_delivered(DELIVERED_S)
+    assert [event for _, event in bench.shoe_events()] == [{"shoe": "loaded"},
+                                                           {"card": "9S"}]
+    staked = sum(amount for box in again.service.table.view().boxes
+                 for _, _, amount in box.bets)
+    assert staked == 10 * stored
+    assert again.service.snapshot.journal_fault is None
+    # The card came out before the deal: the table flags it (the alarm is the pit's now).
+    assert again.service.table.due().open_flags == ("EXTRA_CARD",)
+    assert all(found for _, found in bench.acks), bench.acks
 
 
 @pytest.mark.xfail(strict=True, reason=(
