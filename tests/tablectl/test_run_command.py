@@ -1,7 +1,8 @@
-"""`tablectl run --sim` as a user runs it: a subprocess in a fresh folder."""
+"""`tablectl run` as a user runs it: a subprocess in a fresh folder."""
 
 from __future__ import annotations
 
+import os
 import queue
 import re
 import signal
@@ -10,9 +11,12 @@ import sys
 import threading
 from pathlib import Path
 
-from table.journal import Journal
+from hwsim.shoe import VirtualShoe
+
+from table.journal import Journal, JournalError
 from table.machine import Table
 from table.profiles import load_profile
+from tests.tablectl.helpers import wait_for
 
 ROUND_LINE = re.compile(r"^round (\d+) (settled|void)( \[[A-Z_, ]+\])?: (box\d/\w+ [+-]\d+ ?)+$")
 COMMAND = [sys.executable, "-m", "tablectl", "run", "--sim", "--view", "rounds"]
@@ -96,3 +100,49 @@ def test_sigterm_stops_the_simulated_table_cleanly(tmp_path: Path) -> None:
     assert "Traceback" not in stderr, stderr
     recorded = check_journal(tmp_path / "var" / "sim-journal.sqlite")
     assert recorded >= 2
+
+
+def _stored_events(path: Path) -> int:
+    if not path.exists():
+        return 0
+    try:
+        with Journal(path, read_only=True) as journal:
+            return journal.last_committed_seq
+    except JournalError:
+        return 0  # still being created
+
+
+def test_sigterm_stops_a_configured_table_cleanly(tmp_path: Path) -> None:
+    shoe = VirtualShoe(["AS", "KD"], dealer_paced=True, link_path=tmp_path / "shoe")
+    shoe.start()
+    try:
+        config = tmp_path / "table.toml"
+        config.write_text(
+            '[shoe]\nport = "{}"\n[journal]\npath = "journal.sqlite"\n[api]\nport = 0\n'
+            .format(tmp_path / "shoe"), encoding="utf-8")
+        env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock")
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tablectl", "run", "--config", str(config)],
+            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            journal = tmp_path / "journal.sqlite"
+            # The shoe's `loaded` is stored (and acknowledged): the daemon is up.
+            wait_for(lambda: _stored_events(journal) >= 1 or process.poll() is not None,
+                     "the daemon to store the shoe's first frame", 60)
+            assert process.poll() is None, process.communicate()
+            wait_for(lambda: shoe.acked_seq == 1, "the shoe's frame acknowledged", 30)
+            process.send_signal(signal.SIGTERM)
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+        assert process.returncode == 0, stderr
+        assert "Traceback" not in stderr, stderr
+        with Journal(journal, read_only=True) as reader:
+            assert [(e.source, e.source_ref, e.event) for e in reader.events()] == [
+                ("shoe", "0:1", {"shoe": "loaded"})
+            ]
+        assert not Path(f"{journal}-wal").exists(), "the journal was not closed"
+    finally:
+        shoe.stop()
