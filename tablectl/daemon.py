@@ -9,6 +9,7 @@ API and (optionally) the camera. `run()` owns the calling thread until
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -91,11 +92,19 @@ class Daemon:
         if not path.parent.exists():
             path.parent.mkdir(parents=True)
             log.info("made the journal's folder %s", path.parent)
+        rules = dict(self.config.table.rules)
         try:
-            return Journal(path, profile=self.config.table.profile,
-                           rules=dict(self.config.table.rules))
+            journal = Journal(path, profile=self.config.table.profile, rules=rules)
         except JournalError as error:
             raise DaemonError(str(error)) from error
+        if journal.rules != json.loads(json.dumps(rules)):
+            journal.close()
+            raise DaemonError(
+                f"{path} was written with the rule overrides {journal.rules}, but the "
+                f"config gives {rules}; keep the journal's rules, or start a new journal "
+                "file for the new ones (its rounds would replay differently)"
+            )
+        return journal
 
     @staticmethod
     def _replay(journal: Journal, rules: Rules) -> tuple[Table, int]:
