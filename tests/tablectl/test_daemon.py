@@ -352,6 +352,12 @@ def _journal_of_another_profile(path: Path) -> None:
         journal.commit()
 
 
+def _journal_with_other_rules(path: Path) -> None:
+    with Journal(path, profile="casinos-austria", rules={"decks": 1}) as journal:
+        journal.append(bet(1, 100), "api", "t:1")
+        journal.commit()
+
+
 def _foreign_sqlite(path: Path) -> None:
     db = sqlite3.connect(path)
     db.execute("CREATE TABLE accounts (name TEXT, balance INTEGER)")
@@ -371,6 +377,7 @@ def _not_sqlite(path: Path) -> None:
         (_not_sqlite, "is not a tablectl journal (not an SQLite file)"),
         (_journal_of_another_profile,
          "was written under profile 'live-studio', not 'casinos-austria'"),
+        (_journal_with_other_rules, "was written with the rule overrides {'decks': 1}"),
     ],
 )
 def test_a_file_that_is_not_this_tables_journal_is_refused_untouched(
