@@ -10,7 +10,8 @@ daemon.
 `fusion_poster(service, fusion)` makes the `post` and `on_frame` pair that
 carries the camera's events to the table through `CardFusion` on the
 service's loop thread; `start_camera(config, service, with_shoe=...)` builds
-and starts the whole feed from the daemon's configuration.
+and starts the whole feed from the daemon's configuration (`source=` reads a
+given frame source instead of the configured one).
 
 OpenCV, numpy and the vision package are imported only when a feed is
 started: a daemon without a camera never loads them.
@@ -284,12 +285,16 @@ def fusion_poster(service: TableService, fusion: CardFusion,
     return post, on_frame
 
 
-def start_camera(config: Any, service: TableService, *, with_shoe: bool) -> CameraFeed:
+def start_camera(config: Any, service: TableService, *, with_shoe: bool,
+                 source: FrameSource | None = None) -> CameraFeed:
     """Build and start the camera feed of `config.camera` (a `CameraConfig`).
 
     With a shoe the camera is its witness (`shoe+camera`), without one it is the card
     source (`camera`). A bad layout file or a missing recognizer model raises (the
-    configuration must be fixed); a camera that cannot be opened yet is retried."""
+    configuration must be fixed); a camera that cannot be opened yet is retried.
+    `source` given (a simulated camera, a test's frames): it is read instead of the
+    config's `source`, and never reopened; the layout file, fps... still come from
+    the config."""
     from vision.layout import load_layout
     from vision.recognizer import Recognizer
     from vision.sources import open_source
@@ -301,16 +306,17 @@ def start_camera(config: Any, service: TableService, *, with_shoe: bool) -> Came
     def reopen() -> FrameSource:
         return open_source(camera.source, camera.width, camera.height, camera.fps)
 
-    source: FrameSource | None
-    try:
-        source = reopen()
-    except Exception as error:
-        log.warning("camera: cannot open %r yet (%s); retrying in the background",
-                    camera.source, error)
-        source = None
+    injected = source is not None
+    if not injected:
+        try:
+            source = reopen()
+        except Exception as error:
+            log.warning("camera: cannot open %r yet (%s); retrying in the background",
+                        camera.source, error)
+            source = None
     fusion = CardFusion("shoe+camera" if with_shoe else "camera")
     post, on_frame = fusion_poster(service, fusion)
     feed = CameraFeed(source, recognizer, layout, post, camera.fps, on_frame=on_frame,
-                      reopen=reopen)
+                      reopen=None if injected else reopen)
     feed.fusion = fusion
     return feed.start()

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware_bridge.panel import BoxLamp, ButtonPress, LampPicture, Panel, parse_pin_map
 from table.journal import Journal, JournalError
@@ -28,6 +28,9 @@ from tablectl.config import Config
 from tablectl.lamps import lamp_picture
 from tablectl.service import Submission, TableService
 from tablectl.shoe_feed import ShoeFeed
+
+if TYPE_CHECKING:
+    from vision.sources import FrameSource
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +52,20 @@ class StartReport:
 
 class Daemon:
     """The composition root. Pass `panel` to drive given lamps (mock pins in the
-    simulator and tests); otherwise the config's pin map on the default pins."""
+    simulator and tests); otherwise the config's pin map on the default pins.
+    Pass `camera_source` to film the table with a given frame source (the simulated
+    felt in hardware-in-the-loop tests) instead of the `[camera] source`; the
+    `[camera]` section is still needed (layout file, fps)."""
 
     def __init__(self, config: Config, *, panel: Panel | None = None,
-                 make_panel: bool = True, fresh_shoe: bool = False) -> None:
+                 make_panel: bool = True, fresh_shoe: bool = False,
+                 camera_source: FrameSource | None = None) -> None:
+        if camera_source is not None and config.camera is None:
+            raise DaemonError("a camera source was given but the config has no [camera] "
+                              "section (its layout file and fps)")
         self.config = config
         self.fresh_shoe = fresh_shoe
+        self.camera_source = camera_source
         self.panel = panel
         self._make_panel = make_panel and panel is None
         self.rules: Rules | None = None
@@ -222,7 +233,8 @@ class Daemon:
         assert self.service is not None
         try:
             self.camera = start_camera(self.config, self.service,
-                                       with_shoe=self.shoe is not None)
+                                       with_shoe=self.shoe is not None,
+                                       source=self.camera_source)
         except Exception as error:  # a bad layout file or a missing model: fix the config
             raise DaemonError(f"the camera cannot start: {error}") from error
         self._closers.append(self.camera.stop)
