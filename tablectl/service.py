@@ -14,7 +14,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from table.events import ScenarioError, parse_event
@@ -215,11 +215,18 @@ class TableService:
         answers: list[tuple[Submission, Receipt]] = []
         for submission in batch:
             answers.append((submission, self._handle(submission)))
+        # The lamps follow the table at once: they need not wait for the disk.
+        self.notify()
         stored = self._commit()
         self.batches += 1
-        # Lamps and readers of the state see the batch before anyone hears back,
-        # so a caller that reads the state after its answer sees its own event.
-        self.notify()
+        # Readers of the state see the batch stored (or the journal's fault) before
+        # anyone hears back, so a caller that reads the state after its answer sees
+        # its own event.
+        if stored:
+            self.snapshot = replace(self.snapshot,
+                                    journal_seq=self.journal.last_committed_seq)
+        else:
+            self.notify()  # the alarm
         for submission, receipt in answers:
             if receipt.stored and not stored and receipt is not NOTHING_TO_STORE:
                 receipt = Receipt(

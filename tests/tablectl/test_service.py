@@ -139,6 +139,31 @@ def test_the_answer_comes_only_after_the_event_is_committed(
     assert seen_on_disk == [(i, True) for i in range(1, 6)]
 
 
+def test_the_lamps_see_an_event_before_its_commit_and_readers_see_it_stored(
+        start: Start) -> None:
+    service = start()
+    lamps_saw: list[tuple[int, int]] = []  # (bets on the table, last committed seq)
+    answers: list[tuple[int, int]] = []  # (bets in the snapshot, its journal_seq)
+
+    def lamps(s: TableService) -> None:
+        bets = sum(len(box.bets) for box in s.snapshot.view.boxes)
+        lamps_saw.append((bets, s.journal.last_committed_seq))
+
+    service.on_change(lamps)
+
+    def answered(receipt: Receipt) -> None:
+        snapshot = service.snapshot
+        answers.append((sum(len(box.bets) for box in snapshot.view.boxes),
+                        snapshot.journal_seq))
+
+    service.submit(Submission(bet(1, 10), "api", "t:1", reply=answered))
+    wait_for(lambda: answers, "the answer")
+    # The lamps showed the bet while the journal had not stored it yet; the
+    # answer came after the commit, with the state as stored.
+    assert (1, 0) in lamps_saw
+    assert answers == [(1, 1)]
+
+
 @pytest.mark.parametrize(
     ("event", "reason"),
     [
