@@ -273,6 +273,7 @@ def journal_folder(tmp_path: Path) -> Iterator[Path]:
         yield Path(folder)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_sigkill_at_random_moments_loses_and_doubles_nothing(
     tmp_path: Path, journal_folder: Path
