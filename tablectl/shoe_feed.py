@@ -5,15 +5,19 @@ acknowledged only when the service answers that its event is on disk (the
 ack is cumulative, so frames with nothing to store are answered in order
 too). A plain-text scanner has no acknowledgement: its cards are best-effort.
 
-A shoe frame's journal reference is `EPOCH:SEQ`. The epoch goes up whenever
-the shoe's numbering starts again (a firmware restart, another shoe, the
-16-bit sequence wrapping), so a reference is never reused; at startup the
-newest stored reference says where the reader resumes.
+A shoe frame's journal reference is `EPOCH:SEQ@UPTIME`. The epoch goes up
+whenever the shoe's numbering starts again (a firmware restart, another shoe,
+the 16-bit sequence wrapping), so a reference is never reused; UPTIME is the
+shoe's uptime (ms, from its latest heartbeat) when the frame came. At startup
+the newest stored reference says where the reader resumes, and a shoe whose
+uptime is now below the stored one rebooted while the daemon was down: its
+frames number from 1 again and are new, not re-sends.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from firmware_bridge.serial_port import Backoff
@@ -41,14 +45,27 @@ class Reader(Protocol):
     def stop(self, timeout_s: float = 2.0) -> None: ...
 
 
-def parse_ref(ref: str | None) -> tuple[int, int] | None:
-    """'3:417' -> (3, 417); None for no reference or one of another form."""
+@dataclass(frozen=True)
+class FrameRef:
+    epoch: int
+    seq: int
+    uptime_ms: int | None = None
+
+    def __str__(self) -> str:
+        uptime = "" if self.uptime_ms is None else f"@{self.uptime_ms}"
+        return f"{self.epoch}:{self.seq}{uptime}"
+
+
+def parse_ref(ref: str | None) -> FrameRef | None:
+    """'3:417@90210' -> FrameRef(3, 417, 90210); None for no reference or one of
+    another form."""
     if ref is None:
         return None
-    epoch, _, seq = ref.partition(":")
-    if not (epoch.isdigit() and seq.isdigit()):
+    numbering, _, uptime = ref.partition("@")
+    epoch, _, seq = numbering.partition(":")
+    if not (epoch.isdigit() and seq.isdigit()) or (uptime and not uptime.isdigit()):
         return None
-    return int(epoch), int(seq)
+    return FrameRef(int(epoch), int(seq), int(uptime) if uptime else None)
 
 
 class ShoeFeed:
@@ -69,14 +86,15 @@ class ShoeFeed:
         self.service = service
         self.driver = driver
         last = parse_ref(service.journal.last_source_ref(SOURCE))
-        self._epoch, self._last_seq = last if last is not None else (0, 0)
+        self._epoch, self._last_seq = (last.epoch, last.seq) if last else (0, 0)
+        known_uptime = last.uptime_ms if last else None
         if fresh_shoe and last is not None:
-            self._epoch, self._last_seq = self._epoch + 1, 0
+            self._epoch, self._last_seq, known_uptime = self._epoch + 1, 0, None
         self.reader: ShoeLinkReader | TextScannerReader
         if driver == "shoelink":
             self.reader = ShoeLinkReader(
                 port, self._on_shoelink, resume_after=self._last_seq,
-                baudrate=baudrate, backoff=backoff,
+                baudrate=baudrate, backoff=backoff, known_uptime_ms=known_uptime,
             )
         elif driver == "text":
             self.reader = TextScannerReader(
@@ -108,7 +126,8 @@ class ShoeFeed:
         if event.seq <= self._last_seq:  # numbering started again (or wrapped)
             self._epoch += 1
         self._last_seq = event.seq
-        ref = f"{self._epoch}:{event.seq}"
+        assert isinstance(self.reader, ShoeLinkReader)
+        ref = str(FrameRef(self._epoch, event.seq, self.reader.shoe_uptime_ms))
         self.service.submit(
             Submission(self._table_event(event), SOURCE, ref, reply=self._acknowledger(event.seq))
         )

@@ -70,6 +70,9 @@ class ShoeLinkReader:
     `resume_after`: the last sequence number the consumer stored before
     (from its journal), 0 for a shoe that was never read; None trusts the
     first reliable frame after the shoe's HELLO (see docs/protocol.md).
+    `known_uptime_ms`: the shoe's uptime when that frame was stored; if the
+    shoe's first heartbeat shows less, it rebooted while nobody read it and its
+    numbering starts at 1 again (`ShoeHello.restarted`).
     `deliver` runs on the reader thread; it should store or queue the event
     and return quickly. Then call `ack(seq)` from any thread once stored.
     """
@@ -83,6 +86,7 @@ class ShoeLinkReader:
         timing: LinkTiming | None = None,
         baudrate: int = 115_200,
         backoff: Backoff | None = None,
+        known_uptime_ms: int | None = None,
     ) -> None:
         if isinstance(port, str):
             port = ReopeningPort(port, baudrate=baudrate, backoff=backoff)
@@ -106,7 +110,9 @@ class ShoeLinkReader:
         self._online = False
         self._last_frame_at = 0.0
         self._last_hello_req_at = 0.0
-        self._last_uptime: int | None = None
+        # The shoe's uptime when the consumer last stored one of its frames (from its
+        # journal): a first heartbeat below it means the shoe rebooted meanwhile.
+        self._last_uptime: int | None = known_uptime_ms
         self._last_serial: str | None = None
         self._pending_hello: dict[str, str] | None = None
         self._start_window: dict[int, Frame] = {}
@@ -139,6 +145,11 @@ class ShoeLinkReader:
     @property
     def online(self) -> bool:
         return self._online
+
+    @property
+    def shoe_uptime_ms(self) -> int | None:
+        """The shoe's uptime from its latest heartbeat (None before the first)."""
+        return self._last_uptime
 
     @property
     def stats(self) -> LinkStats:
