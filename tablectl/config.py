@@ -139,7 +139,10 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
 
     table_section = _Section("table", raw.get("table"), problems)
     table = TableConfig(
-        profile=table_section.get("profile", "casinos-austria", _text, "a profile name or path"),
+        profile=_beside(
+            table_section.get("profile", "casinos-austria", _text, "a profile name or path"),
+            source,
+        ),
         rules=table_section.get("rules", {}, lambda v: isinstance(v, dict), "a table of rule keys"),
     )
     table_section.finish()
@@ -210,12 +213,17 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
     return Config(table, shoe, camera, journal, api, panel_raw, source)
 
 
+def _beside(profile: str, source: str) -> str:
+    """A profile file named relative to the config file lies beside it."""
+    if profile.endswith(".toml") and not Path(profile).is_absolute() and Path(source).is_file():
+        return str(Path(source).parent / profile)
+    return profile
+
+
 def _profile_problems(table: TableConfig, source: str) -> list[str]:
     from table.profiles import ProfileError, load_profile
 
     profile = table.profile
-    if profile.endswith(".toml") and not Path(profile).is_absolute():
-        profile = str(Path(source).parent / profile) if source != "<built-in>" else profile
     where = f"[table] profile {table.profile!r}"
     overrides = dict(table.rules)
     try:

@@ -176,3 +176,21 @@ def test_tablectl_run_refuses_a_bad_config_with_exit_2(tmp_path: Path) -> None:
         assert _matching(lines, fragments), (fragments, stderr)
     # Refused before anything started: no journal, no folder for it.
     assert not (tmp_path / "var").exists()
+
+
+def test_a_profile_file_named_relative_to_the_config_is_taken_from_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from table.profiles import load_profile
+
+    folder = tmp_path / "etc"
+    folder.mkdir()
+    shipped = Path(load_profile.__code__.co_filename).parent / "casinos-austria.toml"
+    (folder / "house.toml").write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
+    config_file = folder / "table.toml"
+    config_file.write_text('[table]\nprofile = "house.toml"\n[shoe]\ndriver = "shoelink"\n'
+                           'port = "/dev/ttyACM0"\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # not the config's folder
+    config = load_config(config_file)
+    assert config.table.profile == str(folder / "house.toml")
+    assert load_profile(config.table.profile).decks > 0  # the daemon loads the same file
