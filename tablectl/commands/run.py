@@ -49,6 +49,8 @@ def register(subparsers: Any) -> None:
                      help="serve the local API on this port (default: off in the simulation)")
     sim.add_argument("--view", choices=("live", "rounds"), default=None,
                      help="live table view (default on a terminal) or one line per round")
+    parser.add_argument("--check", action="store_true",
+                        help="with --config: check the file (every problem listed) and exit")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     parser.set_defaults(func=run)
 
@@ -101,10 +103,10 @@ def run(args: argparse.Namespace) -> int:
     _logging(args.verbose)
     if args.sim:
         return _run_sim(args)
-    return _run_configured(args.config)
+    return _run_configured(args.config, args.check)
 
 
-def _run_configured(path: str) -> int:
+def _run_configured(path: str, check_only: bool = False) -> int:
     from tablectl.daemon import Daemon, DaemonError
 
     try:
@@ -112,6 +114,10 @@ def _run_configured(path: str) -> int:
     except ConfigError as error:
         print(f"tablectl: {error}", file=sys.stderr)
         return 2
+    if check_only:
+        print(f"{path}: the configuration is valid (profile {config.table.profile}, shoe "
+              f"{config.shoe.driver}, journal {config.journal.path})")
+        return 0
     daemon = Daemon(config)
     try:
         report = daemon.open()

@@ -194,3 +194,19 @@ def test_a_profile_file_named_relative_to_the_config_is_taken_from_beside_it(
     config = load_config(config_file)
     assert config.table.profile == str(folder / "house.toml")
     assert load_profile(config.table.profile).decks > 0  # the daemon loads the same file
+
+
+def test_run_check_says_a_good_config_is_valid_and_starts_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tablectl.cli import main
+
+    config_file = tmp_path / "table.toml"
+    config_file.write_text('[shoe]\ndriver = "shoelink"\nport = "/dev/ttyACM0"\n'
+                           f'[journal]\npath = "{tmp_path / "j.sqlite"}"\n', encoding="utf-8")
+    assert main(["run", "--config", str(config_file), "--check"]) == 0
+    assert "the configuration is valid" in capsys.readouterr().out
+    assert not (tmp_path / "j.sqlite").exists()
+    config_file.write_text('[shoe]\ndriver = "usb"\n', encoding="utf-8")
+    assert main(["run", "--config", str(config_file), "--check"]) == 2
+    assert "[shoe] driver = 'usb'" in capsys.readouterr().err
