@@ -22,7 +22,9 @@ def lamp_picture(
       natural that won, else `won`/`lost`/`push` by the owner's stakes won minus
       lost over the box's hands, so a split with mixed verdicts shows its balance);
       off again once a round is void (every bet returned).
-    - DRAW / STAND: the dealer's instruction while the dealer completes the hand.
+    - DRAW / STAND: the dealer's instruction: DRAW while the hand must take a card,
+      STAND when it must stop, which in the casino games is when the round
+      settles (it stays lit until the next round begins).
     - the alarm: a misdeal or dealer error holds the round, or the journal cannot store.
     - the shoe-fault lamp: the shoe's link is down.
     """
@@ -34,7 +36,7 @@ def lamp_picture(
     return LampPicture(
         boxes=tuple(boxes),
         draw=due.dealer == "draw" and not due.halted,
-        stand=due.dealer == "stand" and not due.halted,
+        stand=(due.dealer == "stand" or view.phase == "settled") and not due.halted,
         alarm=view.halted or journal_fault,
         shoe_fault=not shoe_online,
     )

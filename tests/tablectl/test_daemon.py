@@ -257,7 +257,7 @@ def test_a_round_through_the_whole_stack(bench: Bench) -> None:
     assert result["net"] == EXPECTED_NET
     assert result["dealer"] == ["7S", "TD"]
     assert running.boxes() == [WON, BJ, LOST, OFF, OFF, OFF, OFF]
-    assert not running.lamps()["draw"]
+    assert not running.lamps()["draw"] and running.lamps()["stand"]  # 17: the dealer stops
     # The button's decision is journaled as a button's, the bets as the API's.
     with Journal(bench.journal_path, read_only=True) as reader:
         sources = [(e.source, e.event) for e in reader.events() if e.source != "shoe"]

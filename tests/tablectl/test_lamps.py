@@ -100,7 +100,8 @@ def test_results_after_settlement_worked_out_by_hand() -> None:
     assert result is not None and result["status"] == "settled"
     assert result["net"] == {"box1/main": 100, "box2/main": 75, "box3/main": 0,
                              "box4/main": -30, "box5/main": -40}
-    assert moment.picture() == LampPicture(boxes=boxes(WON, BJ, PUSH, LOST, LOST))
+    # The dealer's soft 18 is final: STAND tells the dealer to stop.
+    assert moment.picture() == LampPicture(boxes=boxes(WON, BJ, PUSH, LOST, LOST), stand=True)
 
 
 def test_a_natural_against_a_dealer_natural_is_a_push_not_a_blackjack() -> None:
@@ -110,7 +111,7 @@ def test_a_natural_against_a_dealer_natural_is_a_push_not_a_blackjack() -> None:
                            do(1, "decline"), do(2, "decline"))
     assert moment.picture().boxes == boxes(BET, TURN)
     moment.feed(do(2, "stand"), "KD")
-    assert moment.picture() == LampPicture(boxes=boxes(PUSH, LOST))
+    assert moment.picture() == LampPicture(boxes=boxes(PUSH, LOST), stand=True)
 
 
 def test_a_split_box_shows_what_its_hands_won_together() -> None:
@@ -123,7 +124,7 @@ def test_a_split_box_shows_what_its_hands_won_together() -> None:
     moment.feed("TD")
     result = moment.table.current_result()
     assert result is not None and result["net"] == {"box1/main": 100}
-    assert moment.picture().boxes == boxes(WON)
+    assert moment.picture() == LampPicture(boxes=boxes(WON), stand=True)  # 19: stop
 
 
 def test_a_halted_round_lights_the_alarm_and_blinks_no_box() -> None:
