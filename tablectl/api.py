@@ -80,6 +80,8 @@ class _Handler(BaseHTTPRequestHandler):
     # Headers and body go out in two writes: without this, Nagle's algorithm and
     # the client's delayed ACK hold every answer back by about 40 ms.
     disable_nagle_algorithm = True
+    # A client that announces more body than it sends must not hold a thread forever.
+    timeout = 10.0
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (base signature)
         log.debug("api %s: " + format, self.address_string(), *args)

@@ -76,6 +76,7 @@ class Daemon:
         self.camera: Any = None
         self._closers: list[Callable[[], None]] = []
         self._unwired_warned: set[int] = set()
+        self._closed = False
         self.report: StartReport | None = None
 
     # -- start -----------------------------------------------------------------------
@@ -256,7 +257,11 @@ class Daemon:
             self.service.stop()
 
     def close(self) -> None:
-        """Stop the devices, turn the lamps off and close the journal (last)."""
+        """Stop the devices, turn the lamps off and close the journal (last).
+        A second call does nothing."""
+        if self._closed:
+            return
+        self._closed = True
         self.stop()
         if self.service is not None and self.service.running:
             self.service.wait_stopped(5.0)

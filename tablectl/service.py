@@ -267,8 +267,10 @@ class TableService:
         except ScenarioError as error:
             return Receipt(False, False, str(error), malformed=True)
         try:
-            if source_ref is not None and self.journal.has_source_ref(source, source_ref):
-                return Receipt(True, True, "already stored", duplicate=True)
+            stored_as = (None if source_ref is None
+                         else self.journal.seq_of_source_ref(source, source_ref))
+            if stored_as is not None:
+                return Receipt(True, True, "already stored", stored_as, duplicate=True)
             outcome = self.table.apply(event)
             self.events_applied += 1
             # Before the append: the event that began a round is the new round's first.

@@ -108,6 +108,7 @@ def test_the_same_id_twice_is_one_bet(api: Api) -> None:
     assert first[0] == again[0] == 200
     assert first[1]["duplicate"] is False and again[1]["duplicate"] is True
     assert again[1]["stored"] is True
+    assert again[1]["seq"] == first[1]["seq"]  # the answer names the event stored first
     assert [b["bets"] for b in api.state()["view"]["boxes"]] == [[["box1", "main", 100]]]
     assert len(api.stored_events()) == 1
     # Without an id nothing is deduplicated: a second call is a second bet.
