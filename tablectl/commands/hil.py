@@ -17,10 +17,15 @@ def register(subparsers: Any) -> None:
                     "shoe on a pseudo-terminal, its other events go through the local API, "
                     "the lamps are read back from gpiozero mock pins and the journal is "
                     "checked. Prints pass or FAIL per file with every problem; exits 1 if "
-                    "any fails.",
+                    "any fails. With --camera the daemon also films a simulated felt "
+                    "through the real recognizer, tracker and fusion.",
     )
     parser.add_argument("scenarios", nargs="+", metavar="SCENARIO",
                         help="table-scenario/1 files (.json or .jsonl) or folders of them")
+    parser.add_argument("--camera", choices=("witness", "only"), default=None,
+                        help="witness: the shoe deals and the camera checks each card on "
+                             "the felt; only: no shoe, every card is dealt from rendered "
+                             "frames of the felt (about a second per card)")
     parser.set_defaults(func=run)
 
 
@@ -43,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     for path in files:
         try:
             doc = load_scenario(path)
-            result = play_scenario(doc)
+            result = play_scenario(doc, camera=args.camera)
         except (OSError, ScenarioError, RuntimeError) as error:
             print(f"FAIL {path}: {error}")
             failures += 1
