@@ -109,7 +109,9 @@ def write_config(folder: Path, shoe_path: str, port: int, journal: Path) -> Path
 
 
 class DaemonProcess:
-    """`tablectl run --config` as a child process; its output goes to one log file."""
+    """`tablectl run --config` as a child process; its output goes to one log file.
+    Once `close()`d it starts no more: no daemon outlives the test (a stray one
+    would go on opening its shoe path, and a pty is soon handed out again)."""
 
     def __init__(self, config: Path, log_path: Path) -> None:
         self.config = config
@@ -117,14 +119,27 @@ class DaemonProcess:
         self.env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", PYTHONUNBUFFERED="1")
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
+        self._lock = threading.Lock()
+        self._closed = False
 
     def start(self) -> None:
-        with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "tablectl", "run", "--config", str(self.config)],
-                stdout=log, stderr=subprocess.STDOUT, env=self.env, cwd=self.config.parent,
-            )
-        self.starts += 1
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the test is over: no more daemons")
+            with self.log_path.open("ab") as log:
+                self.process = subprocess.Popen(
+                    [sys.executable, "-m", "tablectl", "run", "--config", str(self.config)],
+                    stdout=log, stderr=subprocess.STDOUT, env=self.env,
+                    cwd=self.config.parent,
+                )
+            self.starts += 1
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self.process is not None and self.process.poll() is None:
+                self.process.kill()
+                self.process.wait(10)
 
     def kill(self) -> int | None:
         """SIGKILL; the exit status (None if it had already stopped by itself)."""
@@ -318,8 +333,7 @@ def test_sigkill_at_random_moments_loses_and_doubles_nothing(
         assert daemon.terminate() == 0, daemon.log_tail()
     finally:
         killer.stop.set()
-        if daemon.exited() is None:
-            daemon.kill()
+        daemon.close()
         link.close()
         shoe.stop()
     elapsed = time.monotonic() - started
