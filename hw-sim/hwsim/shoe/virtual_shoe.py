@@ -176,6 +176,11 @@ class VirtualShoe:
         if self._thread is not None:
             self._thread.join(2.0)
             self._thread = None
+        with self._lock:
+            # What the host sent before the stop (its last ACK, say) still counts.
+            for _ in range(64):
+                if self._port.master_fd is None or not self._read_host(time.monotonic()):
+                    break
         self._port.close()
         for fd in (self._wake_r, self._wake_w):
             try:
@@ -347,10 +352,11 @@ class VirtualShoe:
 
     # Host to shoe ------------------------------------------------------------
 
-    def _read_host(self, now: float) -> None:
+    def _read_host(self, now: float) -> bool:
+        """Handle what the host has sent; False if there was nothing."""
         data = self._port.read()
         if not data:
-            return
+            return False
         bad_before = self._decoder.counts.crc_errors + self._decoder.counts.bad_frames
         for frame in self._decoder.feed(data):
             if frame.type == FrameType.ACK:
@@ -363,6 +369,7 @@ class VirtualShoe:
                 self.counters.bad_host_frames += 1
         bad_after = self._decoder.counts.crc_errors + self._decoder.counts.bad_frames
         self.counters.bad_host_frames += bad_after - bad_before
+        return True
 
     def _on_ack(self, frame: Frame, now: float) -> None:
         try:
