@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from hwsim.shoe import shuffled_shoe
+from hwsim.shoe.text_scanner import scanner_lines
 
 from tablectl.cli import build_parser, main
 from tablectl.commands.shoe import sim_subparsers
@@ -59,16 +60,26 @@ def test_monitor_prints_each_card_of_the_virtual_shoe(
 def test_monitor_reads_a_text_scanner(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     stack = tmp_path / "stack.txt"
     stack.write_text("AS 10H QD\n" * 200, encoding="utf-8")
+    # The scanner waits for the monitor to open the port, so the monitor reads
+    # the lines of this seed from the very first: which ones are garbage is known.
     process, path = start_sim(tmp_path, "--text", "--stacked", str(stack), "--rate", "200",
-                              "--garbage", "0.2", "--seed", "1")
+                              "--garbage", "0.2", "--seed", "1", "--wait-for-host")
     try:
         assert main(["shoe", "monitor", "--port", path, "--driver", "text", "--count", "12"]) == 0
     finally:
         stop_sim(process)
     out, err = capsys.readouterr()
-    cards = [json.loads(line)["card"] for line in out.splitlines()]
-    assert len(cards) == 12 and set(cards) <= {"AS", "TH", "QD"}
-    assert "best-effort" in err and "rejected line" in err
+    cards = [json.loads(line) for line in out.splitlines()]
+    assert cards == [{"number": n, "card": card}
+                     for n, card in enumerate(["AS", "TH", "QD"] * 4, start=1)]
+    sent = list(scanner_lines(["AS", "TH", "QD"] * 4, 0.2, 1))
+    garbage = [line.strip() for _, lines in sent for line in lines[:-1]]
+    assert garbage, "this seed sends garbage among the first twelve cards"
+    rejected = [line for line in err.splitlines() if line.startswith("rejected line")]
+    assert len(rejected) == len(garbage)
+    for note, text in zip(rejected, garbage, strict=True):
+        assert repr(text) in note
+    assert "best-effort" in err
 
 
 def test_a_bad_stacked_file_is_refused_with_the_line(

@@ -67,6 +67,9 @@ def add_shoe_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a plain-text scanner (one card per line) instead of ShoeLink")
     device.add_argument("--garbage", type=_non_negative, default=0.0, metavar="P",
                         help="text scanner: chance of a garbage line before a card")
+    device.add_argument("--wait-for-host", action="store_true",
+                        help="text scanner: send the first line only once a host has "
+                             "opened the port (otherwise what it sent before is lost)")
     device.add_argument("--resend-ms", type=_non_negative, default=250.0)
     device.add_argument("--heartbeat-ms", type=_non_negative, default=1000.0)
     device.add_argument("--buffer", type=_positive_int, default=64,
@@ -96,6 +99,7 @@ def run_shoe(args: argparse.Namespace) -> int:
             device = VirtualTextScanner(
                 cards, card_interval_s=1.0 / args.rate if args.rate else 0.0,
                 garbage=args.garbage, seed=args.seed, link_path=args.link,
+                wait_for_host=args.wait_for_host,
             )
         else:
             timing = ShoeTiming(

@@ -3,16 +3,32 @@ the host opens with pyserial, reached through a stable symlink.
 
 Closing the pty is an unplug; a replug makes a new pty and points the same
 symlink at it, as /dev/serial/by-id does for a real USB device.
+
+A port plugged with `release_slave=True` keeps no slave descriptor of its own
+until a host has opened it, so `wait_for_host` can see the host arrive: a
+device can then hold its first bytes until someone listens, instead of
+writing into a port that the host flushes as it opens it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
+import select
+import struct
 import tempfile
+import termios
+import threading
+import time
 import tty
 from pathlib import Path
+
+# A host has finished opening the port when the master sees its input flush
+# (pyserial flushes as the last step of opening) or, for a host that does not
+# flush, this long after it opened the port.
+HOST_SETTLE_S = 0.5
 
 
 class VirtualPort:
@@ -25,14 +41,16 @@ class VirtualPort:
         self.link_path = Path(link_path)
         self.master_fd: int | None = None
         self._slave_fd: int | None = None
+        self._early = b""  # host bytes read while waiting for the host
         self.device_name = ""
 
     @property
     def plugged(self) -> bool:
         return self.master_fd is not None
 
-    def plug(self) -> None:
-        """Create the pty and point the symlink at it."""
+    def plug(self, *, release_slave: bool = False) -> None:
+        """Create the pty and point the symlink at it. `release_slave`: keep no
+        slave descriptor of our own until `wait_for_host` has seen a host open it."""
         if self.master_fd is not None:
             return
         master, slave = os.openpty()
@@ -40,8 +58,16 @@ class VirtualPort:
         # echoed or translated by the line discipline.
         tty.setraw(slave)
         os.set_blocking(master, False)
-        self.master_fd, self._slave_fd = master, slave
         self.device_name = os.ttyname(slave)
+        self._early = b""
+        held: int | None = slave
+        if release_slave:
+            # With no slave open the master polls POLLHUP until a host opens it;
+            # in packet mode it also reads a status byte when the host flushes.
+            os.close(slave)
+            held = None
+            fcntl.ioctl(master, termios.TIOCPKT, struct.pack("i", 1))
+        self.master_fd, self._slave_fd = master, held
         temp_link = self.link_path.with_name(self.link_path.name + ".new")
         with contextlib.suppress(FileNotFoundError):
             temp_link.unlink()
@@ -57,6 +83,77 @@ class VirtualPort:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self.master_fd = self._slave_fd = None
+
+    @property
+    def waiting_for_host(self) -> bool:
+        """Plugged with `release_slave` and no host seen yet."""
+        return self.master_fd is not None and self._slave_fd is None
+
+    def host_has_it_open(self) -> bool:
+        """Whether a host has the port open; only known while waiting for the
+        host (afterwards the port holds its own slave end, and says True)."""
+        if self.master_fd is None:
+            return False
+        if self._slave_fd is not None:
+            return True
+        poller = select.poll()
+        poller.register(self.master_fd, select.POLLIN)
+        return not any(mask & select.POLLHUP for _, mask in poller.poll(0))
+
+    def wait_for_host(self, stop: threading.Event, *, poll_s: float = 0.01,
+                      settle_s: float = HOST_SETTLE_S) -> bool:
+        """Block until a host has opened the port and finished opening it (its
+        input flush seen, or `settle_s` after it opened); then hold the slave
+        end as a port plugged normally does. False if `stop` came first.
+
+        Returns at once on a port that is not waiting for a host."""
+        opened_at: float | None = None
+        while not stop.is_set():
+            master = self.master_fd
+            if master is None:
+                stop.wait(poll_s)
+                continue
+            if self._slave_fd is not None:
+                return True
+            poller = select.poll()
+            poller.register(master, select.POLLIN | select.POLLPRI)
+            events = poller.poll(0 if opened_at is None else poll_s * 1000)
+            mask = events[0][1] if events else 0
+            flushed = False
+            if mask & (select.POLLIN | select.POLLPRI):
+                flushed = bool(self._read_packet() & termios.TIOCPKT_FLUSHREAD)
+            if mask & select.POLLHUP:
+                opened_at = None  # not (or no longer) open: wait for the next open
+                stop.wait(poll_s)
+                continue
+            now = time.monotonic()
+            if opened_at is None:
+                opened_at = now
+            if flushed or now - opened_at >= settle_s:
+                self._hold_slave(master)
+                return True
+        return False
+
+    def _read_packet(self) -> int:
+        """Read one packet-mode message: keep host data for `read()`, return
+        the status byte (0 for data)."""
+        assert self.master_fd is not None
+        try:
+            packet = os.read(self.master_fd, 4096)
+        except OSError:
+            return 0
+        if not packet:
+            return 0
+        if packet[0] == termios.TIOCPKT_DATA:
+            self._early += packet[1:]
+            return 0
+        return packet[0]
+
+    def _hold_slave(self, master: int) -> None:
+        """Open our own slave end and leave packet mode: from now on the port
+        behaves as one plugged normally (the host may close and reopen it)."""
+        self._slave_fd = os.open(self.device_name, os.O_RDWR | os.O_NOCTTY)
+        fcntl.ioctl(master, termios.TIOCPKT, struct.pack("i", 0))
 
     def write(self, data: bytes) -> int:
         """Write without blocking; bytes the pty cannot take now are lost,
@@ -75,6 +172,11 @@ class VirtualPort:
     def read(self) -> bytes:
         if self.master_fd is None:
             return b""
+        if self._early:
+            early, self._early = self._early, b""
+            return early
+        if self._slave_fd is None:
+            return b""  # waiting for the host: see wait_for_host
         try:
             return os.read(self.master_fd, 4096)
         except (BlockingIOError, OSError):

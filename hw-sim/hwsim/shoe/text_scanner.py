@@ -1,6 +1,12 @@
 """A virtual plain-text card scanner on a pty: one card per line, in the
 spellings real scanners use (`AS\\r\\n`, `10H\\n`, `qd\\n`), optionally with
-garbage lines mixed in."""
+garbage lines mixed in.
+
+Such a scanner sends whether or not anyone listens, and a host flushes what
+was waiting when it opens the port, so which lines the host sees depends on
+when it opened. With `wait_for_host` the scanner deals its first line only
+once a host has opened the port, so the host sees every line from the first.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ import random
 import select
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from hwsim.shoe.cards import normalise
@@ -28,6 +34,22 @@ def spell(card: str, rng: random.Random) -> str:
     return text + ("\r\n" if rng.random() < 0.5 else "\n")
 
 
+def scanner_lines(
+    cards: Sequence[str], garbage: float, rng: random.Random | int | None
+) -> Iterator[tuple[str, list[str]]]:
+    """Per card, the lines the scanner sends for it: a garbage line first with
+    chance `garbage`, then the card as a scanner spells it. A seed gives the
+    same lines as a `VirtualTextScanner` made with that seed."""
+    if not isinstance(rng, random.Random):
+        rng = random.Random(rng)
+    for card in cards:
+        lines = []
+        if garbage and rng.random() < garbage:
+            lines.append(rng.choice(GARBAGE_LINES) + "\r\n")
+        lines.append(spell(card, rng))
+        yield card, lines
+
+
 class VirtualTextScanner:
     def __init__(
         self,
@@ -37,11 +59,14 @@ class VirtualTextScanner:
         garbage: float = 0.0,
         seed: int | None = None,
         link_path: str | Path | None = None,
+        wait_for_host: bool = False,
     ) -> None:
+        """`wait_for_host`: deal nothing until a host has opened the port."""
         self._cards = [normalise(c) for c in cards]
         self.card_interval_s = card_interval_s
         self.garbage = garbage
         self._rng = random.Random(seed)
+        self.wait_for_host = wait_for_host
         self._port = VirtualPort(link_path)
         self._stop = threading.Event()
         self._go = threading.Event()
@@ -60,8 +85,9 @@ class VirtualTextScanner:
         return self._port.device_name
 
     def start(self, deal: bool = True) -> None:
-        """Plug in; with `deal` False, wait for `deal()` (e.g. until the host is on)."""
-        self._port.plug()
+        """Plug in; with `deal` False, wait for `deal()` (e.g. until the host is on).
+        A scanner made with `wait_for_host` also waits for a host to open the port."""
+        self._port.plug(release_slave=self.wait_for_host)
         if deal:
             self._go.set()
         self._thread = threading.Thread(target=self._run, name="virtual-scanner", daemon=True)
@@ -86,13 +112,15 @@ class VirtualTextScanner:
 
     def _run(self) -> None:
         self._go.wait()
-        for card in self._cards:
+        if self.wait_for_host and not self._port.wait_for_host(self._stop):
+            return
+        for card, lines in scanner_lines(self._cards, self.garbage, self._rng):
             if self._stop.is_set():
                 return
-            if self.garbage and self._rng.random() < self.garbage:
-                self._write_line(self._rng.choice(GARBAGE_LINES) + "\r\n")
+            for line in lines[:-1]:
+                self._write_line(line)
                 self.garbage_sent += 1
-            self._write_line(spell(card, self._rng))
+            self._write_line(lines[-1])
             self.cards_sent.append(card)
             if self.card_interval_s:
                 self._stop.wait(self.card_interval_s)
