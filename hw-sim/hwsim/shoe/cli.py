@@ -68,8 +68,9 @@ def add_shoe_arguments(parser: argparse.ArgumentParser) -> None:
     device.add_argument("--garbage", type=_non_negative, default=0.0, metavar="P",
                         help="text scanner: chance of a garbage line before a card")
     device.add_argument("--wait-for-host", action="store_true",
-                        help="text scanner: send the first line only once a host has "
-                             "opened the port (otherwise what it sent before is lost)")
+                        help="switch on only once a host has opened the port, so the host "
+                             "reads from the first line or frame (a text scanner otherwise "
+                             "loses what it sent before the host opened the port)")
     device.add_argument("--resend-ms", type=_non_negative, default=250.0)
     device.add_argument("--heartbeat-ms", type=_non_negative, default=1000.0)
     device.add_argument("--buffer", type=_positive_int, default=64,
@@ -111,7 +112,7 @@ def run_shoe(args: argparse.Namespace) -> int:
                 cards, serial_number=args.serial_number, decks=None if args.stacked else args.decks,
                 timing=timing, faults=args.faults, seed=args.seed, link_path=args.link,
                 buffer_size=args.buffer, cut_card_after=args.cut_card,
-                unreadable=args.unreadable,
+                unreadable=args.unreadable, wait_for_host=args.wait_for_host,
             )
         device.start()
     except (OSError, ValueError) as error:

@@ -105,9 +105,12 @@ class VirtualShoe:
         low_confidence: float = 0.0,
         record_write_times: bool = False,
         dealer_paced: bool = False,
+        wait_for_host: bool = False,
     ) -> None:
         """`dealer_paced`: cards stay in the shoe until `draw()` lets them out, one
-        per draw, as a dealer pulls them; otherwise they go as fast as the gate allows."""
+        per draw, as a dealer pulls them; otherwise they go as fast as the gate allows.
+        `wait_for_host`: the shoe is switched on only once a host has opened the
+        port, so the host sees its first HELLO and frames from the first."""
         if buffer_size < 1:
             raise ValueError("buffer_size must be at least 1")
         self.serial_number = serial_number
@@ -149,6 +152,7 @@ class VirtualShoe:
         self._load = _Load(deque(normalise(c) for c in cards), cut_card_after)
         self._status.append(ShoeEventCode.LOADED)
         self.dealer_paced = dealer_paced
+        self.wait_for_host = wait_for_host
         self._draws_allowed = 0
         self.cards_dealt = 0
 
@@ -165,8 +169,9 @@ class VirtualShoe:
 
     def start(self) -> None:
         with self._lock:
-            self._port.plug()
-            self._boot(time.monotonic())
+            self._port.plug(release_slave=self.wait_for_host)
+            if not self.wait_for_host:
+                self._boot(time.monotonic())
         self._thread = threading.Thread(target=self._run, name="virtual-shoe", daemon=True)
         self._thread.start()
 
@@ -298,6 +303,11 @@ class VirtualShoe:
             pass
 
     def _run(self) -> None:
+        if self.wait_for_host:
+            if not self._port.wait_for_host(self._stop):
+                return
+            with self._lock:
+                self._boot(time.monotonic())
         while not self._stop.is_set():
             with self._lock:
                 timeout = self._step(time.monotonic())
