@@ -169,7 +169,11 @@ def _monitor_text(args: argparse.Namespace) -> int:
                                backoff=Backoff(0.1, 2.0))
     _note(f"warning: {DELIVERY_WARNING}")
     cards = 0
-    logging.getLogger("firmware_bridge.text_scanner").setLevel(logging.ERROR)
+    # The monitor prints rejected lines itself: the driver's own warnings stay
+    # quiet while it runs, and the logger is given back as it was.
+    scanner_log = logging.getLogger("firmware_bridge.text_scanner")
+    level = scanner_log.level
+    scanner_log.setLevel(logging.ERROR)
     reader.start()
     _note(f"reading the text scanner on {args.port} (Ctrl-C to stop)")
     try:
@@ -189,5 +193,6 @@ def _monitor_text(args: argparse.Namespace) -> int:
         pass
     finally:
         reader.stop()
+        scanner_log.setLevel(level)
     _print_stats(reader.stats.as_dict())
     return 0

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import signal
 import subprocess
 import sys
@@ -80,6 +81,8 @@ def test_monitor_reads_a_text_scanner(tmp_path: Path, capsys: pytest.CaptureFixt
     for note, text in zip(rejected, garbage, strict=True):
         assert repr(text) in note
     assert "best-effort" in err
+    # The monitor quiets the driver's warnings only while it runs.
+    assert logging.getLogger("firmware_bridge.text_scanner").level == logging.NOTSET
 
 
 def test_a_bad_stacked_file_is_refused_with_the_line(
