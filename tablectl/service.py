@@ -263,7 +263,7 @@ class TableService:
         if self.journal_fault is not None:
             return Receipt(False, False, self.journal_fault)
         try:
-            parse_event(event, "event")
+            parsed = parse_event(event, "event")
         except ScenarioError as error:
             return Receipt(False, False, str(error), malformed=True)
         try:
@@ -271,7 +271,7 @@ class TableService:
                          else self.journal.seq_of_source_ref(source, source_ref))
             if stored_as is not None:
                 return Receipt(True, True, "already stored", stored_as, duplicate=True)
-            outcome = self.table.apply(event)
+            outcome = self.table.apply(parsed)  # parsed once; the journal stores the dict
             self.events_applied += 1
             # Before the append: the event that began a round is the new round's first.
             self._record_finished_rounds()
