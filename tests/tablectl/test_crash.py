@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -27,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -357,7 +359,8 @@ def test_sigkill_at_random_moments_loses_and_doubles_nothing(
         f"{sum(1 for k in kills if k.api_in_flight)} with an API call in flight), "
         f"{daemon.starts} daemon starts, {len(events)} journal events, "
         f"dealer retries {dealer.stats.retries}, duplicates {dealer.stats.duplicates}, "
-        f"shoe re-sends {shoe.counters.frames_resent}; {elapsed:.1f} s"
+        f"shoe re-sends {shoe.counters.frames_resent}; {elapsed:.1f} s; the table at the "
+        f"restarts: {_phases_at_restarts(rules, events, daemon.log_tail(lines=10**6))}"
     )
     print("\n" + report)
 
@@ -405,6 +408,20 @@ def _shoe_event(record: Any) -> dict[str, Any] | None:
     if record.event in ("loaded", "cut_card"):
         return {"shoe": record.event}
     return None
+
+
+def _phases_at_restarts(rules: Rules, events: list[Any], log_text: str) -> str:
+    """How the journal left the table at each restart (from the daemon's start-up
+    lines), for the figures: the kills fell in which phases."""
+    replayed = Counter(int(n) for n in re.findall(r"(\d+) events replayed", log_text)[1:])
+    phases: Counter[str] = Counter()
+    table = Table(rules)
+    for count in range(len(events) + 1):
+        if count:
+            table.apply(events[count - 1].event)
+        if replayed[count]:
+            phases[table.state] += replayed[count]
+    return ", ".join(f"{phase} {n}" for phase, n in phases.most_common())
 
 
 def _frame_number(ref: str | None) -> str:
