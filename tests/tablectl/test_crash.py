@@ -50,6 +50,8 @@ from table.machine import Table
 from table.profiles import Rules, load_profile
 from tablectl.links import HttpTableLink
 
+from .helpers import wait_for
+
 PROFILE = "casinos-austria"
 ROUNDS = int(os.environ.get("TABLECTL_CRASH_ROUNDS", "1000"))
 KILLS = int(os.environ.get("TABLECTL_CRASH_KILLS", "60"))
@@ -123,18 +125,27 @@ class DaemonProcess:
         self.starts = 0
         self._lock = threading.Lock()
         self._closed = False
+        self._log_from = 0
 
     def start(self) -> None:
         with self._lock:
             if self._closed:
                 raise RuntimeError("the test is over: no more daemons")
             with self.log_path.open("ab") as log:
+                self._log_from = log.tell()
                 self.process = subprocess.Popen(
                     [sys.executable, "-m", "tablectl", "run", "--config", str(self.config)],
                     stdout=log, stderr=subprocess.STDOUT, env=self.env,
                     cwd=self.config.parent,
                 )
             self.starts += 1
+
+    def started_up(self) -> bool:
+        """The daemon started last has said where its API listens (its last words
+        before it takes SIGTERM as a stop)."""
+        with self.log_path.open("rb") as log:
+            log.seek(self._log_from)
+            return b"local API on" in log.read()
 
     def close(self) -> None:
         with self._lock:
@@ -326,11 +337,16 @@ def test_sigkill_at_random_moments_loses_and_doubles_nothing(
             number = dealer.play_round()
             assert number == expected, f"the dealer played round {number}, not {expected}"
             progress.finished(number)
+        killer.stop.set()
         thread.join(30.0)
         assert not thread.is_alive(), "the killer did not finish"
         if killer.error is not None:
             raise killer.error
         assert shoe.pending_count == 0, "a shoe frame is still unacknowledged"
+        # The last kill may have been a moment ago: SIGTERM once the daemon is up
+        # (a daemon still starting has no handler yet and dies of it).
+        assert link.wait_ready(30.0), daemon.log_tail()
+        wait_for(daemon.started_up, "the daemon's start-up", 30.0)
         assert daemon.exited() is None, "the daemon stopped by itself:\n" + daemon.log_tail()
         assert daemon.terminate() == 0, daemon.log_tail()
     finally:
