@@ -83,7 +83,9 @@ class ReopeningPort:
             return False
         try:
             port = self._open()
-        except (serial.SerialException, OSError, ValueError) as error:
+        except (serial.SerialException, OSError, ValueError, NotImplementedError) as error:
+            # NotImplementedError: a URL handler without some setting; the reader
+            # thread must live on and say so, not die.
             self._note_failure(
                 f"cannot open {self.url}: {error}; retrying (check the cable, the path "
                 "or address, and that no other program holds the port)"
@@ -97,17 +99,19 @@ class ReopeningPort:
         return True
 
     def _open(self) -> Any:
+        options: dict[str, Any] = {
+            "baudrate": self.baudrate, "timeout": self.read_timeout_s, "exclusive": True,
+        }
+        # pyserial's rfc2217:// handler refuses a write timeout (NotImplementedError
+        # during the open); its writes go to a socket, which does not block for long.
+        if not self.url.lower().startswith("rfc2217://"):
+            options["write_timeout"] = 1.0
         try:
-            return self._opener(
-                self.url, baudrate=self.baudrate, timeout=self.read_timeout_s,
-                write_timeout=1.0, exclusive=True,
-            )
+            return self._opener(self.url, **options)
         except TypeError:
             # A URL handler that rejects `exclusive` (it cannot lock): open without it.
-            return self._opener(
-                self.url, baudrate=self.baudrate, timeout=self.read_timeout_s,
-                write_timeout=1.0,
-            )
+            del options["exclusive"]
+            return self._opener(self.url, **options)
 
     def read(self) -> bytes:
         """Block up to the read timeout for bytes; b"" on timeout.

@@ -387,3 +387,36 @@ def test_without_a_journal_position_the_start_may_wrap(shoe: ScriptedShoe) -> No
     with connect(shoe, consumer, resume_after=None):
         shoe.send(card(1), card(2), card(65535), card(1))
         assert [consumer.next_reliable().seq for _ in range(3)] == [65535, 1, 2]
+
+
+def test_each_url_kind_gets_the_open_options_its_handler_takes() -> None:
+    calls: list[tuple[str, dict[str, object]]] = []
+
+    def opener(url: str, **options: object) -> object:
+        calls.append((url, options))
+        if url.startswith("rfc2217://") and "write_timeout" in options:
+            raise NotImplementedError("write_timeout is currently not supported")
+        if url.startswith("loop://") and "exclusive" in options:
+            raise TypeError("unexpected keyword argument 'exclusive'")
+        return object()
+
+    stop = threading.Event()
+    for url in ("/dev/serial/by-id/usb-Shoe-if00", "socket://10.0.0.5:3333",
+                "rfc2217://10.0.0.5:3334", "loop://"):
+        port = ReopeningPort(url, baudrate=57_600, opener=opener)
+        assert port.ensure_open(stop), port.last_error
+    by_url = {url: options for url, options in calls}
+    assert by_url["/dev/serial/by-id/usb-Shoe-if00"] == {
+        "baudrate": 57_600, "timeout": 0.05, "write_timeout": 1.0, "exclusive": True}
+    assert by_url["socket://10.0.0.5:3333"]["write_timeout"] == 1.0
+    assert "write_timeout" not in by_url["rfc2217://10.0.0.5:3334"]
+    assert by_url["loop://"] == {"baudrate": 57_600, "timeout": 0.05, "write_timeout": 1.0}
+
+
+def test_a_handler_that_cannot_open_is_a_failed_open_not_a_dead_reader() -> None:
+    def opener(url: str, **options: object) -> object:
+        raise NotImplementedError("no such setting here")
+
+    port = ReopeningPort("spy://nowhere", opener=opener, backoff=Backoff(0.01, 0.02))
+    assert not port.ensure_open(threading.Event())
+    assert port.errors == 1 and "no such setting here" in port.last_error
