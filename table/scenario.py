@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -148,20 +149,42 @@ def load_scenario(path: str | Path) -> dict[str, Any]:
         lines = _event_lines(text)
     try:
         validate_scenario(doc, lines)
+        assert isinstance(doc, dict)
+        table_for(doc)  # the profile and its overrides, checked before anything runs
     except ScenarioError as exc:
+        key_line = _key_line(path, text, exc.position)
+        if key_line is not None:
+            raise ScenarioError(f"{path}, line {key_line}", exc.message) from None
         raise ScenarioError(f"{path}: {exc.position}", exc.message) from None
-    assert isinstance(doc, dict)
     return doc
 
 
+def _key_line(path: Path, text: str, key: str) -> int | None:
+    """The line of a top-level key ("profile", "rules") of a scenario file, or
+    None when `key` is not one of them (or cannot be found)."""
+    if key not in ("profile", "rules"):
+        return None
+    if _is_jsonl(path, text):
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                return number  # the header line holds both
+        return None
+    found = re.search(rf'"{key}"\s*:', text)
+    return text.count("\n", 0, found.start()) + 1 if found else None
+
+
 def table_for(doc: dict[str, Any]) -> Table:
+    """A table under the scenario's profile and overrides. A bad one raises
+    `ScenarioError` whose position is the key at fault: "profile" or "rules"."""
     overrides = doc.get("rules")
     if overrides is not None and not isinstance(overrides, dict):
-        raise ScenarioError("scenario", '"rules" must be an object of profile keys')
+        raise ScenarioError("rules", '"rules" must be an object of profile keys')
     try:
         rules = load_profile(doc["profile"], overrides)
     except ProfileError as exc:
-        raise ScenarioError("scenario", str(exc)) from None
+        at_fault = "rules" if overrides and (
+            exc.source == "rules overrides" or exc.key in overrides) else "profile"
+        raise ScenarioError(at_fault, str(exc)) from None
     return Table(rules)
 
 

@@ -146,3 +146,22 @@ def test_a_bad_json_lines_scenario_names_its_line(tmp_path: Path) -> None:
     header_only = tmp_path / "none.jsonl"
     header_only.write_text('{"profile": "casinos-austria"}\n', encoding="utf-8")
     assert load_scenario(header_only) == {"profile": "casinos-austria", "rounds": []}
+
+
+def test_a_bad_profile_or_override_names_the_file_and_the_line_of_its_key(
+        tmp_path: Path) -> None:
+    path = tmp_path / "case.json"
+    body = ('{"format": "table-scenario/1",\n "profile": "%s",\n "rules": %s,\n'
+            ' "rounds": [{"events": [{"bet": {"box": 1, "amount": 100}}]}]}\n')
+    for profile, rules, line, message in [
+        ("atlantis", "{}", 2, "profile 'atlantis': no such profile"),
+        ("casinos-austria", '{"deks": 6}', 3, "key 'deks': unknown key"),
+        ("casinos-austria", '{"decks": "six"}', 3, "key 'decks': expected an integer"),
+        ("live-studio", '{"hole_card": "maybe"}', 3, "'maybe' is not allowed"),
+        ("casinos-austria", "[6]", 3, '"rules" must be an object'),
+    ]:
+        path.write_text(body % (profile, rules), encoding="utf-8")
+        with pytest.raises(ScenarioError) as error:
+            load_scenario(path)
+        assert error.value.position == f"{path}, line {line}"
+        assert message in error.value.message
