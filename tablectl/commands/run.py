@@ -6,6 +6,7 @@ import argparse
 import logging
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -119,18 +120,29 @@ def _run_configured(path: str, check_only: bool = False) -> int:
               f"{config.shoe.driver}, journal {config.journal.path})")
         return 0
     daemon = Daemon(config)
+    stopping = threading.Event()
+
+    def stop() -> None:
+        stopping.set()
+        daemon.stop()
+
+    # Before the journal's replay, which can take seconds: a SIGTERM then must
+    # still close cleanly rather than kill the process.
+    _install_signals(stop)
     try:
         report = daemon.open()
     except DaemonError as error:
         daemon.close()
         print(f"tablectl: cannot start: {error}", file=sys.stderr)
         return 2
+    if stopping.is_set():
+        daemon.close()
+        return 0
     log.info("table %s: %d events replayed from %s, %d rounds recorded",
              config.table.profile, report.events_replayed, config.journal.path,
              report.rounds_recorded)
     if daemon.api is not None:
         log.info("local API on %s", daemon.api.url)
-    _install_signals(daemon.stop)
     try:
         daemon.run()
     finally:
