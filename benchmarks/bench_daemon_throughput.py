@@ -62,6 +62,7 @@ def main() -> int:
                              mistake_rate=args.mistakes)
         sim = SimulatedTable(options, out=quiet)
         batch_sizes: Counter[int] = Counter()
+        commit_s = [0.0]  # time inside the journal's commit (the WAL's fsync, mostly)
         cpu_started = time.process_time()
         started = time.monotonic()
         try:
@@ -73,9 +74,14 @@ def main() -> int:
 
             def commit() -> int:
                 pending = journal.pending_count
-                if pending:
-                    batch_sizes[pending] += 1
-                return real_commit()
+                if not pending:
+                    return real_commit()
+                batch_sizes[pending] += 1
+                began = time.perf_counter()
+                try:
+                    return real_commit()
+                finally:
+                    commit_s[0] += time.perf_counter() - began
 
             journal.commit = commit  # type: ignore[method-assign]
             sim.daemon.run()  # returns once the dealer has played every round
@@ -111,6 +117,10 @@ def main() -> int:
           f"{events / commits:.2f} events per commit")
     print(f"  batch sizes (events per commit): {batch_table(batch_sizes)}; "
           f"largest {max(batch_sizes)}")
+    print(f"  in commit  {commit_s[0]:.2f} s of the wall time "
+          f"({commit_s[0] / elapsed * 100:.0f}%), "
+          f"{commit_s[0] / commits * 1000:.3f} ms per commit, "
+          f"{commit_s[0] / rounds * 1000:.1f} ms per round")
     print(f"  CPU        {cpu:.2f} s of {elapsed:.2f} s wall "
           f"({cpu / elapsed * 100:.0f}% of one core), {cpu / rounds * 1000:.2f} ms per round")
     print(f"  dealer: {dealer_stats}")
