@@ -96,7 +96,8 @@ class SimStack:
                  record_write_times: bool = False) -> None:
         self._folder = tempfile.TemporaryDirectory(prefix="tablectl-bench-shoe-")
         link_path = Path(self._folder.name) / "virtual-shoe"
-        self.mock = MockPanel(SIM_PIN_MAP)
+        # Every pin change kept (the simulator keeps the last few): the lamp timings need them.
+        self.mock = MockPanel(SIM_PIN_MAP, history=None)
         self.config: Config = parse_config({
             "table": {"profile": profile},
             "shoe": {"driver": "shoelink", "port": str(link_path)},

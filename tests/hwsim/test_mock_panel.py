@@ -89,3 +89,19 @@ def test_virtual_buttons_press_and_release(mock: MockPanel) -> None:
     assert mock.panel.events.get_nowait().name == "void"
     with pytest.raises(KeyError, match="no button named 'hit'; buttons: stand, double"):
         mock.press("hit")
+
+
+@pytest.mark.parametrize("history", [3, None], ids=["last-three", "all"])
+def test_each_pin_keeps_its_last_changes_only_so_a_long_run_stays_flat(
+        history: int | None) -> None:
+    with MockPanel(history=history) as mock:
+        draw = mock.factory.pin(mock.pin_map.lamps["draw"])
+        draw.clear_states()
+        for n in range(10):
+            mock.panel.apply(LampPicture(draw=n % 2 == 0))
+        seen = [state.state for state in draw.states]
+        assert len(seen) == (3 if history == 3 else 11)
+        assert seen[-3:] == [False, True, False]  # the newest changes
+        assert mock.lamp("draw") is False
+    with pytest.raises(ValueError, match="history"):
+        MockPanel(history=0)
