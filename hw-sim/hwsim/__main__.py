@@ -11,7 +11,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-COMMAND_MODULES = ("hwsim.shoe.cli",)
+COMMAND_MODULES = ("hwsim.shoe.cli", "hwsim.camera.cli")
 
 
 def build_parser() -> argparse.ArgumentParser:
