@@ -212,6 +212,13 @@ def test_a_restarted_shoe_with_a_new_load_is_a_new_shoe(
     first, second = shuffled_shoe(1, seed=1), shuffled_shoe(1, seed=2)
     shoe, reader, store = run_deal(rig, first, LineFaults(), seed=3)
     assert shoe.wait_drained(5.0)
+    # A reboot shows as the uptime going back: let this shoe be up a while first
+    # (a real one has been for hours), so a slow first heartbeat after the
+    # reboot cannot already be past the old uptime on a busy machine.
+    deadline = time.monotonic() + 10
+    while (reader.stats.last_heartbeat_uptime_ms or 0) < 2000:
+        assert time.monotonic() < deadline, "the shoe's heartbeats stopped"
+        time.sleep(0.05)
     shoe.restart(cards=second, serial_number="SHOE-0002")
     assert shoe.wait_drained(5.0)
     delivered = store.reliable()
