@@ -23,7 +23,6 @@ Measured, per card, on one clock (CLOCK_MONOTONIC):
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
 import threading
@@ -32,7 +31,15 @@ from bisect import bisect_right
 from pathlib import Path
 from typing import Any
 
-from daemon_stack import SimStack, disk_line, figure_line, journal_folder, machine_line, percentiles
+from daemon_stack import (
+    SimStack,
+    disk_line,
+    figure_line,
+    journal_folder,
+    machine_line,
+    percentiles,
+    stack_parser,
+)
 
 from tablectl.sim import SIM_PIN_MAP
 
@@ -99,15 +106,7 @@ def instrument(stack: SimStack, stamps: Stamps) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=1000)
-    parser.add_argument("--boxes", type=int, default=7)
-    parser.add_argument("--profile", default="casinos-austria")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--mistakes", type=float, default=0.02,
-                        help="the dealer's mistake rate, as tablectl run --sim (default 0.02)")
-    parser.add_argument("--journal-dir", default=None,
-                        help="folder for the journal (default: the system's temporary folder)")
+    parser = stack_parser(__doc__.splitlines()[0], rounds=1000)
     parser.add_argument("--warmup", type=int, default=5, help="rounds played before measuring")
     args = parser.parse_args()
     if not 1 <= args.rounds <= 2500:

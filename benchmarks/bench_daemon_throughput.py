@@ -14,7 +14,6 @@ batch sizes. Target: 500 rounds/s or more with 7 boxes.
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import sys
@@ -22,7 +21,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from daemon_stack import disk_line, journal_folder, machine_line
+from daemon_stack import disk_line, journal_folder, machine_line, stack_parser
 
 from table.journal import Journal
 from tablectl.sim import SimOptions, SimulatedTable
@@ -42,15 +41,7 @@ def batch_table(sizes: Counter[int]) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=2000)
-    parser.add_argument("--boxes", type=int, default=7)
-    parser.add_argument("--profile", default="casinos-austria")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--mistakes", type=float, default=0.02,
-                        help="the dealer's mistake rate, as tablectl run --sim (default 0.02)")
-    parser.add_argument("--journal-dir", default=None,
-                        help="folder for the journal (default: the system's temporary folder)")
+    parser = stack_parser(__doc__.splitlines()[0], rounds=2000)
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     machine = machine_line()  # before the run: the load is other work

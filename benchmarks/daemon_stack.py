@@ -10,6 +10,7 @@ to the service in-process. Everything runs in one process, as `tablectl run
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import statistics
@@ -140,3 +141,17 @@ class SimStack:
         self.shoe.stop()
         self.mock.close()
         self._folder.cleanup()
+
+
+def stack_parser(description: str, rounds: int) -> argparse.ArgumentParser:
+    """The options every simulated-table benchmark takes."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--boxes", type=int, default=7)
+    parser.add_argument("--profile", default="casinos-austria")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--mistakes", type=float, default=0.02,
+                        help="the dealer's mistake rate, as tablectl run --sim (default 0.02)")
+    parser.add_argument("--journal-dir", default=None,
+                        help="folder for the journal (default: the system's temporary folder)")
+    return parser
