@@ -34,14 +34,16 @@ from firmware_bridge.text_scanner import (
     TextScannerReader,
 )
 
-_SIM_GROUPS: dict[int, Any] = {}
+_SIM_GROUP_ATTRIBUTE = "_tablectl_sim_group"
 
 
 def sim_subparsers(subparsers: Any) -> Any:
     """The subcommand group of `tablectl sim`, created on first use; call
-    `.add_parser(...)` on it to add a simulator."""
-    key = id(subparsers)
-    group = _SIM_GROUPS.get(key)
+    `.add_parser(...)` on it to add a simulator.
+
+    The group is kept on the `subparsers` object itself: a table keyed by
+    `id()` handed a stale group to a later parser that reused a freed id."""
+    group = getattr(subparsers, _SIM_GROUP_ATTRIBUTE, None)
     if group is None:
         sim = subparsers.add_parser(
             "sim", help="simulated hardware for tests and demonstrations",
@@ -49,7 +51,7 @@ def sim_subparsers(subparsers: Any) -> Any:
         )
         group = sim.add_subparsers(dest="sim_command", metavar="DEVICE")
         sim.set_defaults(func=lambda args: _help(sim))
-        _SIM_GROUPS[key] = group
+        setattr(subparsers, _SIM_GROUP_ATTRIBUTE, group)
     return group
 
 

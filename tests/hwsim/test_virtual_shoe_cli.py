@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import signal
@@ -115,3 +116,14 @@ def test_the_sim_group_is_shared_by_later_simulators() -> None:
     group.add_parser("camera")
     assert parser.parse_args(["sim", "camera"]).sim_command == "camera"
     assert parser.parse_args(["sim", "shoe", "--decks", "8"]).decks == 8
+
+
+def test_every_parser_gets_its_own_sim_group() -> None:
+    """Parsers built one after another (as every `main()` call in the tests
+    does) each register `sim shoe` afresh; freed parsers' memory is reused, so
+    a group remembered by `id()` would collide within a few rounds."""
+    for _ in range(50):
+        parser = build_parser()
+        assert parser.parse_args(["sim", "shoe"]).sim_command == "shoe"
+        del parser
+        gc.collect()
