@@ -102,6 +102,9 @@ class Table:
         self._rescue_offer: Hand | None = None
         # How far the dealer must draw, fixed when the dealer's turn begins.
         self._need: str | None = None
+        # `due()` and `view()` as of event number `_events` (only `apply` changes the table).
+        self._due_seen: tuple[int, Due] | None = None
+        self._view_seen: tuple[int, TableView] | None = None
         self._handlers: dict[type, Callable[[Any], None]] = {
             Card: self._on_card, Do: self._on_do, Bet: self._on_bet, Deal: self._on_deal,
             Resolve: self._on_resolve, ShoeStatus: self._on_shoe, Flag: self._on_flag,
@@ -168,6 +171,13 @@ class Table:
         return Outcome(False, reason)
 
     def due(self) -> Due:
+        """What the table expects now."""
+        seen = self._due_seen
+        if seen is None or seen[0] != self._events:
+            seen = self._due_seen = (self._events, self._make_due())
+        return seen[1]
+
+    def _make_due(self) -> Due:
         rnd = self._round
         number = rnd.number if rnd else 0
         phase = self.state
@@ -216,6 +226,13 @@ class Table:
         return legal
 
     def view(self) -> TableView:
+        """A snapshot of the table (frozen: safe to hand to other threads)."""
+        seen = self._view_seen
+        if seen is None or seen[0] != self._events:
+            seen = self._view_seen = (self._events, self._make_view())
+        return seen[1]
+
+    def _make_view(self) -> TableView:
         rnd = self._round
         boxes: list[BoxView] = []
         active_box = None

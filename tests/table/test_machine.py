@@ -235,3 +235,18 @@ def test_due_and_view_survive_a_trip_through_json() -> None:
     assert due.box == 2 and "split" in due.actions
     assert due_from_json(json.loads(json.dumps(to_json(due)))) == due
     assert view_from_json(json.loads(json.dumps(to_json(view)))) == view
+
+
+def test_a_view_is_made_once_per_event_and_always_shows_the_last_one() -> None:
+    t = table("casinos-austria")
+    before, due_before = t.view(), t.due()
+    assert t.view() is before and t.due() is due_before  # nothing happened: the same
+    t.apply(bet(1, 100))
+    after = t.view()
+    assert after is not before and [b.bets for b in after.boxes] == [(("box1", "main", 100),)]
+    assert t.due() is not due_before and t.due().phase == "betting"
+    # A refused event changes nothing the view shows.
+    outcome = t.apply(do(1, "stand"))
+    assert not outcome.accepted and t.view() == after
+    t.apply(DEAL)
+    assert t.due().phase == "dealing" and t.view().phase == "dealing"
