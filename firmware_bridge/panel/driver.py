@@ -38,8 +38,55 @@ class ButtonPress:
 ButtonCallback = Callable[[ButtonPress], None]
 
 
+Light = Callable[[bool], None]  # a blinking indicator's "lit now" or "dark now"
+
+
+class _Blinker:
+    """One thread that blinks every blinking indicator, all in step.
+
+    A thread per blinking lamp (gpiozero's `blink`) would be started and joined
+    at every turn; this one starts with the first blink and runs until `stop`.
+    `lock` is the panel's: `blink`/`steady` are called holding it, and the
+    thread takes it to switch the lamps."""
+
+    def __init__(self, on_s: float, off_s: float, lock: threading.Lock) -> None:
+        self.on_s = on_s
+        self.off_s = off_s
+        self._lock = lock
+        self._lights: dict[int, Light] = {}
+        self._lit = True
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def blink(self, key: int, light: Light) -> None:
+        # Lit at once, so the change shows now; in step from the next switch on.
+        light(True)
+        self._lights[key] = light
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="panel-blink", daemon=True)
+            self._thread.start()
+
+    def steady(self, key: int) -> None:
+        self._lights.pop(key, None)
+
+    def stop(self) -> None:
+        """Stop the thread (call without holding the panel's lock)."""
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stopping.wait(self.on_s if self._lit else self.off_s):
+            with self._lock:
+                self._lit = not self._lit
+                for light in self._lights.values():
+                    light(self._lit)
+
+
 class _RgbIndicator:
-    def __init__(self, pins: RgbBox, pin_map: PinMap, factory: Any) -> None:
+    def __init__(self, number: int, pins: RgbBox, pin_map: PinMap, factory: Any,
+                 blinker: _Blinker) -> None:
+        self.number = number
         self.led = RGBLED(
             pins.red,
             pins.green,
@@ -48,47 +95,53 @@ class _RgbIndicator:
             pwm=pin_map.pwm,
             pin_factory=factory,
         )
-        self.blink_on_s = pin_map.blink_on_s
-        self.blink_off_s = pin_map.blink_off_s
+        self.blinker = blinker
 
     def show(self, state: BoxLamp) -> None:
         colour = BOX_COLOURS[state]
         if state in BLINKING:
-            self.led.blink(
-                on_time=self.blink_on_s,
-                off_time=self.blink_off_s,
-                on_color=colour,
-                off_color=(0, 0, 0),
-                background=True,
-            )
+            def light(lit: bool) -> None:
+                self.led.value = colour if lit else (0, 0, 0)
+
+            self.blinker.blink(self.number, light)
         else:
+            self.blinker.steady(self.number)
             self.led.value = colour
 
     def close(self) -> None:
+        self.blinker.steady(self.number)
         self.led.close()
 
 
 class _LedIndicator:
-    def __init__(self, pins: LedBox, pin_map: PinMap, factory: Any) -> None:
+    def __init__(self, number: int, pins: LedBox, pin_map: PinMap, factory: Any,
+                 blinker: _Blinker) -> None:
+        self.number = number
         self.leds = {
             state: LED(pins.leds[state], active_high=pins.active_high, pin_factory=factory)
             for state in LED_STATES
         }
-        self.blink_on_s = pin_map.blink_on_s
-        self.blink_off_s = pin_map.blink_off_s
+        self.blinker = blinker
 
     def show(self, state: BoxLamp) -> None:
+        self.blinker.steady(self.number)
         for other, led in self.leds.items():
             if other is not state:
                 led.off()
         if state is BoxLamp.OFF:
             return
         if state in BLINKING:
-            self.leds[state].blink(self.blink_on_s, self.blink_off_s, background=True)
+            led = self.leds[state]
+
+            def light(lit: bool) -> None:
+                led.value = 1 if lit else 0
+
+            self.blinker.blink(self.number, light)
         else:
             self.leds[state].on()
 
     def close(self) -> None:
+        self.blinker.steady(self.number)
         for led in self.leds.values():
             led.close()
 
@@ -116,12 +169,15 @@ class Panel:
         self._buttons: dict[str, Button] = {}
         self._shown = LampPicture()
         self._closed = False
+        self._blinker = _Blinker(pin_map.blink_on_s, pin_map.blink_off_s, self._lock)
         try:
             for number, pins in sorted(pin_map.boxes.items()):
                 if isinstance(pins, RgbBox):
-                    self._indicators[number] = _RgbIndicator(pins, pin_map, pin_factory)
+                    self._indicators[number] = _RgbIndicator(number, pins, pin_map,
+                                                             pin_factory, self._blinker)
                 else:
-                    self._indicators[number] = _LedIndicator(pins, pin_map, pin_factory)
+                    self._indicators[number] = _LedIndicator(number, pins, pin_map,
+                                                             pin_factory, self._blinker)
             for name in LAMP_NAMES:
                 self._lamps[name] = LED(
                     pin_map.lamps[name],
@@ -216,6 +272,7 @@ class Panel:
 
     def close(self) -> None:
         """Turn every lamp off and release every pin; safe to call twice."""
+        self._blinker.stop()
         with self._lock:
             self._closed = True
             for indicator in self._indicators.values():

@@ -10,12 +10,10 @@ the last `history` changes (all of them with `history=None`).
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Mapping
-from time import monotonic
 from typing import Any
 
-from gpiozero.pins.mock import MockFactory, MockPin, MockPWMPin, PinState
+from gpiozero.pins.mock import MockPin
 
 from firmware_bridge.panel import (
     BOX_COLOURS,
@@ -28,29 +26,13 @@ from firmware_bridge.panel import (
     RgbBox,
     parse_pin_map,
 )
+from firmware_bridge.panel.mock_pins import mock_factory
 
 _COLOUR_STATES = {colour: state for state, colour in BOX_COLOURS.items()}
 
 
 # Changes each pin of a `MockPanel` remembers (gpiozero's own mock pins keep all).
 PIN_HISTORY = 256
-
-
-class _ShortMemory(MockPin):
-    """Mixed in before a mock pin class: `states` keeps the last `history` changes."""
-
-    history = PIN_HISTORY
-
-    def clear_states(self) -> None:
-        self._last_change = monotonic()
-        self.states = deque([PinState(0.0, self._state)], maxlen=self.history)
-
-
-def _pin_class(pwm: bool, history: int | None) -> type[MockPin]:
-    base: type[MockPin] = MockPWMPin if pwm else MockPin
-    if history is None:
-        return base
-    return type(f"Short{base.__name__}", (_ShortMemory, base), {"history": history})
 
 
 class MockPanel:
@@ -61,10 +43,8 @@ class MockPanel:
                  history: int | None = PIN_HISTORY) -> None:
         if pin_map is None or isinstance(pin_map, Mapping):
             pin_map = parse_pin_map(pin_map or {})
-        if history is not None and history < 1:
-            raise ValueError(f"history = {history}: keep at least one change, or None for all")
         self.pin_map = pin_map
-        self.factory = MockFactory(pin_class=_pin_class(pin_map.pwm, history))
+        self.factory = mock_factory(pin_map.pwm, history)
         self.panel = Panel(pin_map, pin_factory=self.factory)
 
     # -- buttons -------------------------------------------------------------

@@ -254,3 +254,25 @@ def test_a_non_pwm_panel_works_on_plain_mock_pins() -> None:
         panel.apply(picture(BoxLamp.PUSH, BoxLamp.BLACKJACK))
         assert levels(factory, BOX1) == YELLOW
         assert levels(factory, BOX2) == (0, 1, 0)  # magenta on a common anode
+
+
+def test_every_blinking_lamp_blinks_in_step(panel: Panel, factory: MockFactory) -> None:
+    red, turn = factory.pin(BOX1[0]), factory.pin(BOX3["turn"])
+    panel.apply(picture(BoxLamp.TURN))
+    time.sleep(0.05)  # box 3's turn comes later, half a blink out of box 1's step
+    panel.apply(picture(BoxLamp.TURN, box3=BoxLamp.TURN))
+    time.sleep(0.03)  # after the first common switch
+
+    def look() -> tuple[float, float]:
+        return float(red.state), float(turn.state)
+
+    seen = []
+    deadline = time.monotonic() + 0.5
+    while time.monotonic() < deadline:
+        first = look()
+        time.sleep(0.001)
+        if look() == first:  # no switch between the two looks
+            seen.append(first)
+        time.sleep(0.003)
+    assert len(seen) > 50 and {(0.0, 0.0), (1.0, 1.0)} <= set(seen)
+    assert all(red_level == turn_level for red_level, turn_level in seen), seen
