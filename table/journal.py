@@ -7,6 +7,11 @@ batch in one transaction (group commit) and only then are its events
 commit fails (disk full, I/O error) nothing of the batch is on disk and the
 batch stays pending, so a later commit can store it.
 
+A writer thread may instead take the pending batch with `seal()` and store it
+with `write(batch)` while appends go on into the next batch: the appending
+thread never waits for the disk. Sealed batches are written in the order they
+were sealed, on a connection of their own.
+
 Self-contained on purpose (standard library only, nothing else from `table`)
 so that tools can read a journal without the rules engine. It reads no clock:
 the `GroupCommitter` is given the time by its caller.
@@ -18,6 +23,7 @@ import json
 import re
 import sqlite3
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,8 +108,22 @@ class _Pending:
         self.rounds.clear()
 
 
+@dataclass(frozen=True)
+class SealedBatch:
+    """A batch taken out of the journal's pending one by `seal()`, for `write()`."""
+
+    events: tuple[tuple[int, str, str | None, str], ...]
+    refs: Mapping[tuple[str, str], int]
+    rounds: tuple[RoundRecord, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.events)
+
+
 class Journal:
-    """One journal file. A single writer: the table's loop.
+    """One journal file. A single appender: the table's loop (and at most one
+    writer thread storing the batches it seals).
 
     `profile` and `rules` are stored when the file is created, so an export
     is a complete scenario; opening an existing journal with a different
@@ -127,7 +147,12 @@ class Journal:
         self.path = Path(path)
         self.read_only = read_only
         self._lock = threading.RLock()
+        # Taken before `_lock` wherever both are held.
+        self._write_lock = threading.RLock()
         self._pending = _Pending()
+        # Sealed batches not yet written, oldest first.
+        self._in_flight: deque[SealedBatch] = deque()
+        self._writer: sqlite3.Connection | None = None
         if read_only:
             self._open_read_only()
             return
@@ -163,15 +188,24 @@ class Journal:
                     f"{profile!r}; keep that profile, or start a new journal file for the "
                     "new one (its rounds would replay differently)"
                 )
-            if max_pages is not None:
-                self.max_pages = max_pages
             self._last_committed = self._max_seq()
             self._last_round = self._max_round()
+            # Batches are stored on a connection of their own, so that the appending
+            # thread's reads (duplicate references) never wait for a commit's fsync.
+            self._writer = sqlite3.connect(
+                self.path,
+                timeout=_BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            _configure(self._writer)
+            if max_pages is not None:
+                self.max_pages = max_pages
         except sqlite3.Error as error:
-            self._db.close()
+            self._close_connections()
             raise JournalError(f"{self.path}: cannot use the journal ({error})") from error
         except JournalError:
-            self._db.close()
+            self._close_connections()
             raise
 
     def _open_read_only(self) -> None:
@@ -245,9 +279,7 @@ class Journal:
 
     def _configure(self) -> None:
         self._db.execute("PRAGMA journal_mode = WAL")
-        # FULL: a commit is on the disk when it returns, so it may be acknowledged.
-        self._db.execute("PRAGMA synchronous = FULL")
-        self._db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+        _configure(self._db)
 
     def _read_meta(self) -> dict[str, str]:
         rows = self._db.execute("SELECT key, value FROM meta").fetchall()
@@ -279,8 +311,10 @@ class Journal:
 
     @max_pages.setter
     def max_pages(self, pages: int) -> None:
-        with self._lock:
-            self._db.execute(f"PRAGMA max_page_count = {int(pages)}")
+        with self._write_lock, self._lock:
+            for db in (self._db, self._writer):
+                if db is not None:
+                    db.execute(f"PRAGMA max_page_count = {int(pages)}")
 
     # -- appending -----------------------------------------------------------------
 
@@ -290,7 +324,30 @@ class Journal:
 
     @property
     def pending_count(self) -> int:
+        """Events appended and not yet sealed or committed."""
         return len(self._pending.events)
+
+    @property
+    def unstored_count(self) -> int:
+        """Events appended and not yet stored: pending and sealed."""
+        with self._lock:
+            return len(self._pending.events) + sum(b.size for b in self._in_flight)
+
+    def _last_assigned_seq(self) -> int:
+        if self._pending.events:
+            return self._pending.events[-1][0]
+        for batch in reversed(self._in_flight):
+            if batch.events:
+                return batch.events[-1][0]
+        return self._last_committed
+
+    def _last_assigned_round(self) -> RoundRecord | None:
+        if self._pending.rounds:
+            return self._pending.rounds[-1]
+        for batch in reversed(self._in_flight):
+            if batch.rounds:
+                return batch.rounds[-1]
+        return None
 
     def append(
         self, event: Mapping[str, Any], source: str, source_ref: str | int | None = None
@@ -310,7 +367,7 @@ class Journal:
                 seq = self._seq_of_ref(source, ref)
                 if seq is not None:
                     raise AlreadyStored(source, ref, seq)
-            seq = self._last_committed + len(self._pending.events) + 1
+            seq = self._last_assigned_seq() + 1
             self._pending.events.append((seq, source, ref, text))
             if ref is not None:
                 self._pending.refs[(source, ref)] = seq
@@ -335,6 +392,11 @@ class Journal:
         pending = self._pending.refs.get((source, ref))
         if pending is not None:
             return pending
+        for batch in self._in_flight:
+            sealed = batch.refs.get((source, ref))
+            if sealed is not None:
+                return sealed
+        # A batch leaves the in-flight list only after its commit: it is then here.
         rows = self._query(
             "SELECT seq FROM events WHERE source = ? AND source_ref = ?", (source, ref)
         )
@@ -364,7 +426,7 @@ class Journal:
         if not isinstance(flags, list | tuple) or not all(isinstance(f, str) for f in flags):
             raise ValueError(f"round {round_no}: 'flags' must be a list of codes")
         with self._lock:
-            last_round = self._pending.rounds[-1] if self._pending.rounds else None
+            last_round = self._last_assigned_round()
             expected = (last_round.round_no if last_round else self._last_round) + 1
             if round_no != expected:
                 raise ValueError(
@@ -372,7 +434,7 @@ class Journal:
                     f"{expected}"
                 )
             start = (last_round.end_seq if last_round else self._round_end(self._last_round)) + 1
-            end = self._last_committed + len(self._pending.events)
+            end = self._last_assigned_seq()
             record = RoundRecord(round_no, status, start, end, tuple(flags), json.loads(text))
             self._pending.rounds.append(record)
 
@@ -387,23 +449,56 @@ class Journal:
 
         On failure nothing of the batch is stored and it stays pending.
         """
+        with self._write_lock, self._lock:
+            batch = self.seal()
+            if batch is None:
+                return self._last_committed
+            try:
+                self.write(batch)
+            except BaseException:
+                self._unseal(batch)
+                raise
+            return self._last_committed
+
+    def seal(self) -> SealedBatch | None:
+        """Take the pending batch for `write()` (None if nothing is pending); appends go
+        on into a new one. Batches must be written in the order they were sealed."""
         with self._lock:
             pending = self._pending
             if not pending.events and not pending.rounds:
-                return self._last_committed
-            db = self._db
+                return None
+            batch = SealedBatch(tuple(pending.events), dict(pending.refs),
+                                tuple(pending.rounds))
+            self._in_flight.append(batch)
+            pending.clear()
+            return batch
+
+    def write(self, batch: SealedBatch) -> int:
+        """Store a sealed batch in one transaction; returns the last committed seq.
+
+        Raises `JournalError` on failure: nothing of it is stored, and it stays
+        sealed (`discard_unstored` drops it, with everything appended after it).
+        """
+        with self._write_lock:
+            with self._lock:
+                if not self._in_flight or self._in_flight[0] is not batch:
+                    raise ValueError("sealed batches are written in the order they were sealed")
+                expected = self._last_committed
+            db = self._writer
+            assert db is not None, "a read-only journal has no writer"
             try:
                 db.execute("BEGIN IMMEDIATE")
-                stored = self._max_seq()
-                if stored != self._last_committed:
+                stored = int(db.execute(
+                    "SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+                if stored != expected:
                     raise JournalError(
                         f"{self.path}: another program wrote to the journal (last seq "
-                        f"{stored}, expected {self._last_committed}); only one tablectl may "
+                        f"{stored}, expected {expected}); only one tablectl may "
                         "use a journal file; stop the other one and restart"
                     )
                 db.executemany(
                     "INSERT INTO events (seq, source, source_ref, event) VALUES (?, ?, ?, ?)",
-                    pending.events,
+                    batch.events,
                 )
                 db.executemany(
                     "INSERT INTO rounds (round_no, start_seq, end_seq, status, flags, result) "
@@ -417,27 +512,46 @@ class Journal:
                             json.dumps(list(r.flags)),
                             json.dumps(r.result, separators=(",", ":")),
                         )
-                        for r in pending.rounds
+                        for r in batch.rounds
                     ],
                 )
                 db.execute("COMMIT")
             except sqlite3.Error as error:
                 _rollback(db)
-                raise _storage_error(self.path, error, len(pending.events)) from error
+                raise _storage_error(self.path, error, batch.size) from error
             except BaseException:
                 _rollback(db)
                 raise
-            if pending.events:
-                self._last_committed = pending.events[-1][0]
-            if pending.rounds:
-                self._last_round = pending.rounds[-1].round_no
-            pending.clear()
-            return self._last_committed
+            with self._lock:
+                if batch.events:
+                    self._last_committed = batch.events[-1][0]
+                if batch.rounds:
+                    self._last_round = batch.rounds[-1].round_no
+                self._in_flight.popleft()
+                return self._last_committed
+
+    def _unseal(self, batch: SealedBatch) -> None:
+        """Put a batch whose write failed back in front of the pending one."""
+        with self._lock:
+            self._in_flight.remove(batch)
+            pending = self._pending
+            pending.events[:0] = batch.events
+            pending.refs.update(batch.refs)
+            pending.rounds[:0] = batch.rounds
 
     def discard_pending(self) -> int:
         """Drop the pending batch (never acknowledged); returns how many events."""
         with self._lock:
             count = len(self._pending.events)
+            self._pending.clear()
+            return count
+
+    def discard_unstored(self) -> int:
+        """Drop every sealed and pending batch (after a failed write: never
+        acknowledged); returns how many events."""
+        with self._lock:
+            count = sum(b.size for b in self._in_flight) + len(self._pending.events)
+            self._in_flight.clear()
             self._pending.clear()
             return count
 
@@ -508,9 +622,15 @@ class Journal:
 
     def close(self) -> None:
         """Close the file. Pending events are dropped: commit first to keep them."""
-        with self._lock:
+        with self._write_lock, self._lock:
             self._pending.clear()
-            self._db.close()
+            self._in_flight.clear()
+            self._close_connections()
+
+    def _close_connections(self) -> None:
+        self._db.close()
+        if self._writer is not None:
+            self._writer.close()
 
     def __enter__(self) -> Journal:
         return self
@@ -747,6 +867,12 @@ def _check_contents_read_only(path: Path) -> None:
             f"{path} is a journal of format version {version!r}, newer than this tablectl "
             f"reads ({FORMAT_VERSION}); it was left untouched. Update tablectl to use it"
         )
+
+
+def _configure(db: sqlite3.Connection) -> None:
+    # FULL: a commit is on the disk when it returns, so it may be acknowledged.
+    db.execute("PRAGMA synchronous = FULL")
+    db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
 
 
 def _rollback(db: sqlite3.Connection) -> None:

@@ -13,20 +13,25 @@ import json
 import logging
 import os
 import threading
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gpiozero.pins.mock import MockFactory
+
 from firmware_bridge.panel import BoxLamp, ButtonPress, LampPicture, Panel, parse_pin_map
+from firmware_bridge.panel.mock_pins import mock_factory
 from table.journal import Journal, JournalError
 from table.machine import IN_ROUND, Table
 from table.profiles import Rules, load_profile
+from table.views import Outcome
 from tablectl.api import ApiServer
 from tablectl.buttons import button_event
 from tablectl.config import Config
 from tablectl.lamps import lamp_picture
-from tablectl.service import Submission, TableService
+from tablectl.service import RECENT_ANSWERS, RefKey, Submission, TableService
 from tablectl.shoe_feed import ShoeFeed
 
 if TYPE_CHECKING:
@@ -68,6 +73,8 @@ class Daemon:
         self.camera_source = camera_source
         self.panel = panel
         self._make_panel = make_panel and panel is None
+        # The mock pins of a panel without lamps (GPIOZERO_PIN_FACTORY=mock).
+        self.mock_pins: MockFactory | None = None
         self.rules: Rules | None = None
         self.journal: Journal | None = None
         self.service: TableService | None = None
@@ -89,9 +96,10 @@ class Daemon:
             raise DaemonError(f"the profile cannot be loaded: {error}") from error
         self.journal = self._open_journal()
         self._closers.append(self.journal.close)
-        table, replayed = self._replay(self.journal, self.rules)
+        table, replayed, answers = self.replay(self.journal, self.rules)
         self.service = TableService(table, self.journal,
-                                    commit_batch=config.journal.commit_batch)
+                                    commit_batch=config.journal.commit_batch,
+                                    recent_answers=answers)
         self.report = self._settle_interrupted_round(replayed)
         self._start_panel()
         self._start_shoe()
@@ -119,13 +127,19 @@ class Daemon:
         return journal
 
     @staticmethod
-    def _replay(journal: Journal, rules: Rules) -> tuple[Table, int]:
+    def replay(journal: Journal, rules: Rules
+                ) -> tuple[Table, int, deque[tuple[RefKey, Outcome]]]:
+        """The table rebuilt from the journal, how many events, and the newest
+        referenced events' outcomes (what a repeated call is answered)."""
         table = Table(rules, keep_rounds=KEEP_ROUNDS)
+        answers: deque[tuple[RefKey, Outcome]] = deque(maxlen=RECENT_ANSWERS)
         count = 0
         for stored in journal.events():
-            table.apply(stored.event)
+            outcome = table.apply(stored.event)
+            if stored.source_ref is not None:
+                answers.append(((stored.source, stored.source_ref), outcome))
             count += 1
-        return table, count
+        return table, count, answers
 
     def _settle_interrupted_round(self, replayed: int) -> StartReport:
         assert self.service is not None and self.rules is not None
@@ -147,11 +161,13 @@ class Daemon:
     def _start_panel(self) -> None:
         assert self.service is not None
         if self.panel is None and self._make_panel:
+            # Without lamps (GPIOZERO_PIN_FACTORY=mock): mock pins that can dim (the
+            # RGB boxes dim by PWM) and forget old changes (gpiozero's keep them all).
             if os.environ.get("GPIOZERO_PIN_FACTORY") == "mock":
-                # gpiozero's plain mock pins cannot dim, and the RGB boxes dim by PWM.
-                os.environ.setdefault("GPIOZERO_MOCK_PIN_CLASS", "mockpwmpin")
+                self.mock_pins = mock_factory(pwm=True)
             try:
-                self.panel = Panel(parse_pin_map(dict(self.config.panel)))
+                self.panel = Panel(parse_pin_map(dict(self.config.panel)),
+                                   pin_factory=self.mock_pins)
             except Exception as error:
                 raise DaemonError(
                     f"the lamp panel cannot be driven: {error or type(error).__name__}. "

@@ -6,17 +6,18 @@ from __future__ import annotations
 import http.client
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from hwsim.dealer.protocols import Sent, TableUnavailable
+from hwsim.dealer.protocols import DealerError, Sent, TableUnavailable
 
-from table.views import Due, TableView, due_from_json, view_from_json
-from tablectl.service import TableService
+from table.views import Due, Outcome, TableView, due_from_json, view_from_json
+from tablectl.service import Receipt, Submission, TableService
 
 
 class ServiceLink:
-    """A `TableLink` on the daemon's own service (the simulated table)."""
+    """A `TableLink` on the daemon's own service: `send` returns once stored."""
 
     def __init__(self, service: TableService, source: str = "sim",
                  timeout_s: float = 10.0) -> None:
@@ -35,6 +36,59 @@ class ServiceLink:
         if not receipt.stored:
             raise TableUnavailable(receipt.reason or "the table did not store the event")
         return Sent(receipt.stored, receipt.accepted, receipt.reason, receipt.duplicate)
+
+
+class ServiceForward:
+    """Hands a shadow dealer's events (`hwsim.dealer.shadow.ShadowLink`) to the
+    service without waiting: each is held until the table has applied the shoe
+    frames that came before it (`frames_taken() >= after_frames`). The table's
+    answer is checked against the dealer's own table's: a difference (the two
+    tables no longer the same) or an event not stored is kept in `error`, and
+    the next event handed on raises it."""
+
+    def __init__(self, service: TableService, frames_taken: Callable[[], int],
+                 source: str = "sim") -> None:
+        self.service = service
+        self.frames_taken = frames_taken
+        self.source = source
+        self.forwarded = 0
+        self.applied = 0
+        self.error: str | None = None
+
+    def __call__(self, event: dict[str, Any], ref: str, after_frames: int,
+                 expected: Outcome) -> None:
+        if self.error is not None:
+            raise DealerError(self.error)
+        frames_taken = self.frames_taken
+
+        def ready() -> bool:
+            return frames_taken() >= after_frames
+
+        def applied(receipt: Receipt) -> None:
+            self.applied += 1  # on the loop thread only
+            if (receipt.malformed or receipt.accepted != expected.accepted
+                    or receipt.flags != expected.flags):
+                self.error = (f"the table answered {event} (ref {ref}) with accepted="
+                              f"{receipt.accepted} {receipt.reason or ''} {receipt.flags}, "
+                              f"the dealer's own table with accepted={expected.accepted} "
+                              f"{expected.reason or ''} {expected.flags}: they differ")
+
+        def stored(receipt: Receipt) -> None:
+            if not receipt.stored and self.error is None:
+                self.error = f"the table did not store {event} (ref {ref}): {receipt.reason}"
+
+        self.forwarded += 1
+        self.service.submit(Submission(event, self.source, ref, reply=stored,
+                                       applied=applied, ready=ready))
+
+    def wait_applied(self, timeout_s: float) -> bool:
+        """True once the table has applied every event handed on."""
+        deadline = time.monotonic() + timeout_s
+        while self.applied < self.forwarded:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.002)
+        return True
 
 
 class HttpTableLink:

@@ -3,9 +3,11 @@
 Every input (a shoe frame, a button, a terminal's API call, the camera, the
 simulator) arrives as a `Submission` on one queue. The service's loop applies
 each event to the table at once (so the lamps follow without waiting for the
-disk), appends it to the journal, commits the whole batch in one transaction
-(group commit) and only then answers each submitter: the shoe's frame is
-acknowledged and the API call returns once its event is on disk.
+disk) and appends it to the journal. A committer thread stores what the loop
+has appended in one transaction (group commit) and only then answers each
+submitter: the shoe's frame is acknowledged and the API call returns once its
+event is on disk. While one commit waits for the disk the loop goes on
+applying, so the next commit takes everything that came in meanwhile.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -20,7 +23,7 @@ from typing import Any, TypeVar
 from table.events import ScenarioError, parse_event
 from table.journal import Journal, JournalError
 from table.machine import Table
-from table.views import Due, TableView
+from table.views import Due, Outcome, TableView
 
 log = logging.getLogger(__name__)
 
@@ -47,18 +50,38 @@ Derive = Callable[[Table], list[dict[str, Any]]]
 
 NOTHING_TO_STORE = Receipt(True, True, "nothing to store")
 
+# How many first answers to referenced events are kept, so that a repeated call
+# (a terminal retrying after a lost answer) hears what the first one was told.
+RECENT_ANSWERS = 4096
+RefKey = tuple[str, str]  # (source, source_ref)
+
 
 @dataclass
 class Submission:
     """One input. `event` None with no `derive`: nothing to store, only an answer
     in order (a shoe status the table has no use for must still be acknowledged
-    after the frames before it)."""
+    after the frames before it).
+
+    `reply` hears the receipt once the event is on disk; `applied`, if given,
+    hears it as soon as the event is applied and the lamps show it (before the
+    disk: `stored` there means "bound for the journal"); `handled` hears it on
+    the loop right after the event is applied, before the rest of its batch.
+
+    `ready`, if given, is asked on the loop before the event is applied: while
+    it says no, the event waits, and so does every later event that has a
+    `ready` (they keep their order); events without one go on. It is asked
+    again after each event applied, so a waiting event goes in right after the
+    event it waited for. The simulated table's dealer uses it to make a
+    decision follow the shoe frame it was made after."""
 
     event: dict[str, Any] | None
     source: str
     source_ref: str | None = None
     reply: Reply | None = None
     derive: Derive | None = None
+    applied: Reply | None = None
+    handled: Reply | None = None
+    ready: Callable[[], bool] | None = None
 
 
 Listener = Callable[["TableService"], None]
@@ -93,10 +116,16 @@ class TableService:
         journal: Journal,
         *,
         commit_batch: int = 256,
+        recent_answers: Iterable[tuple[RefKey, Outcome]] = (),
     ) -> None:
+        """`recent_answers`: the outcomes of the newest referenced events in the
+        journal, oldest first (the replay at startup gives them)."""
         self.table = table
         self.journal = journal
         self.commit_batch = commit_batch
+        self._answers: OrderedDict[RefKey, Outcome] = OrderedDict()
+        for key, outcome in recent_answers:
+            self._remember(key, outcome)
         self.status = ServiceStatus()
         self._inbox: queue.Queue[Submission | None] = queue.Queue()
         self._listeners: list[Listener] = []
@@ -108,8 +137,15 @@ class TableService:
         self.stop_requested = threading.Event()
         self._stopped = threading.Event()
         self._running = False
+        self._snapshot_lock = threading.Lock()
         self.snapshot = Snapshot(table.due(), table.view(), None, True,
                                  journal.last_committed_seq)
+        # Answers the committer gives once what the loop appended is on disk.
+        self._unanswered: list[tuple[Submission, Receipt]] = []
+        self._commit_wanted = threading.Condition()
+        self._loop_done = False
+        # Events whose `ready` said no, oldest first.
+        self._waiting: deque[Submission] = deque()
 
     # Any thread ----------------------------------------------------------
 
@@ -124,11 +160,11 @@ class TableService:
         done = threading.Event()
         box: list[Receipt] = []
 
-        def reply(receipt: Receipt) -> None:
+        def answer(receipt: Receipt) -> None:
             box.append(receipt)
             done.set()
 
-        self.submit(Submission(event, source, source_ref, reply=reply))
+        self.submit(Submission(event, source, source_ref, reply=answer))
         if not done.wait(timeout_s):
             return Receipt(False, False, "the table did not answer in time; try again")
         return box[0]
@@ -179,19 +215,27 @@ class TableService:
         return self._recorded_round
 
     def run(self) -> None:
+        """Apply submissions until `stop()`; a committer thread stores and answers.
+        Returns once everything applied is stored (or the journal failed) and answered."""
         self._running = True
+        committer = threading.Thread(target=self._commit_loop, name="journal-commit",
+                                     daemon=True)
+        committer.start()
         try:
             self.notify()
             while not self.stop_requested.is_set():
                 batch = self._take_batch()
                 if batch:
-                    self.process(batch)
+                    self._hand_to_committer(self._apply_batch(batch))
         finally:
+            with self._commit_wanted:
+                self._loop_done = True
+                self._commit_wanted.notify()
+            committer.join()
             self._stopped.set()
 
     def _take_batch(self) -> list[Submission]:
-        """Wait for one submission, then take whatever else is already waiting:
-        under load the batches grow (group commit), when idle each commits at once."""
+        """Wait for one submission, then take whatever else is already waiting."""
         try:
             first = self._inbox.get(timeout=0.1)
         except queue.Empty:
@@ -211,35 +255,102 @@ class TableService:
         return batch
 
     def process(self, batch: Iterable[Submission]) -> None:
-        """Apply, journal and commit one batch, then answer its submitters."""
+        """Apply, journal and commit one batch, then answer its submitters, all on
+        the calling thread (before `run`, and in tests)."""
+        answers = self._apply_batch(batch)
+        stored = self._commit()
+        if not stored:
+            self.notify()  # the alarm
+        self._answer(answers, stored)
+
+    def _apply_batch(self, batch: Iterable[Submission]) -> list[tuple[Submission, Receipt]]:
         answers: list[tuple[Submission, Receipt]] = []
+        self._apply_waiting(answers)
         for submission in batch:
-            answers.append((submission, self._handle(submission)))
+            if submission.ready is not None and (self._waiting or not submission.ready()):
+                self._waiting.append(submission)
+                continue
+            self._apply_submission(submission, answers)
+            self._apply_waiting(answers)
         # The lamps follow the table at once: they need not wait for the disk.
         self.notify()
-        stored = self._commit()
         self.batches += 1
+        for submission, receipt in answers:
+            if submission.applied is not None:
+                submission.applied(receipt)
+        return answers
+
+    def _apply_submission(self, submission: Submission,
+                          answers: list[tuple[Submission, Receipt]]) -> None:
+        receipt = self._handle(submission)
+        answers.append((submission, receipt))
+        if submission.handled is not None:
+            submission.handled(receipt)
+
+    def _apply_waiting(self, answers: list[tuple[Submission, Receipt]]) -> None:
+        waiting = self._waiting
+        while waiting:
+            ready = waiting[0].ready
+            if ready is not None and not ready():
+                return
+            self._apply_submission(waiting.popleft(), answers)
+
+    def _hand_to_committer(self, answers: list[tuple[Submission, Receipt]]) -> None:
+        with self._commit_wanted:
+            self._unanswered.extend(answers)
+            self._commit_wanted.notify()
+
+    # Committer thread ------------------------------------------------------------
+
+    def _commit_loop(self) -> None:
+        """Store what the loop appended, as much as there is at each turn, then answer.
+        Every answer taken here belongs to an event appended before the seal."""
+        while True:
+            with self._commit_wanted:
+                while not self._unanswered and not self._loop_done:
+                    self._commit_wanted.wait()
+                if not self._unanswered and self._loop_done:
+                    return
+                answers, self._unanswered = self._unanswered, []
+                sealed = self.journal.seal() if self.journal_fault is None else None
+            stored = self.journal_fault is None
+            if sealed is not None:
+                try:
+                    self.journal.write(sealed)
+                except JournalError as error:
+                    self._journal_failed(error)
+                    self.journal.discard_unstored()
+                    stored = False
+                    self.call(lambda service: service.notify())  # the alarm, on the loop
+            self._answer(answers, stored)
+
+    def _answer(self, answers: list[tuple[Submission, Receipt]], stored: bool) -> None:
         # Readers of the state see the batch stored (or the journal's fault) before
         # anyone hears back, so a caller that reads the state after its answer sees
         # its own event.
         if stored:
-            self.snapshot = replace(self.snapshot,
-                                    journal_seq=self.journal.last_committed_seq)
-        else:
-            self.notify()  # the alarm
+            with self._snapshot_lock:
+                self.snapshot = replace(self.snapshot,
+                                        journal_seq=self.journal.last_committed_seq)
+        # An event sealed by an earlier commit is stored even if this one failed.
+        committed = self.journal.last_committed_seq
         for submission, receipt in answers:
-            if receipt.stored and not stored and receipt is not NOTHING_TO_STORE:
+            if receipt is NOTHING_TO_STORE:
+                if not stored:
+                    receipt = Receipt(False, False, self.journal_fault)
+            elif receipt.stored and (receipt.journal_seq is None
+                                     or receipt.journal_seq > committed):
                 receipt = Receipt(
                     False, receipt.accepted, self.journal_fault, None, False, receipt.flags
                 )
-            elif receipt is NOTHING_TO_STORE and not stored:
-                receipt = Receipt(False, False, self.journal_fault)
             if submission.reply is not None:
                 submission.reply(receipt)
 
     def notify(self) -> None:
-        self.snapshot = Snapshot(self.table.due(), self.table.view(), self.journal_fault,
-                                 self.status.shoe_online, self.journal.last_committed_seq)
+        due, view = self.table.due(), self.table.view()
+        with self._snapshot_lock:
+            self.snapshot = Snapshot(due, view, self.journal_fault, self.status.shoe_online,
+                                     self.journal.last_committed_seq)
         for listener in self._listeners:
             try:
                 listener(self)
@@ -270,9 +381,12 @@ class TableService:
             stored_as = (None if source_ref is None
                          else self.journal.seq_of_source_ref(source, source_ref))
             if stored_as is not None:
-                return Receipt(True, True, "already stored", stored_as, duplicate=True)
+                assert source_ref is not None
+                return self._repeated(source, source_ref, stored_as)
             outcome = self.table.apply(parsed)  # parsed once; the journal stores the dict
             self.events_applied += 1
+            if source_ref is not None:
+                self._remember((source, source_ref), outcome)
             # Before the append: the event that began a round is the new round's first.
             self._record_finished_rounds()
             seq = self.journal.append(event, source, source_ref)
@@ -280,6 +394,21 @@ class TableService:
             self._journal_failed(error)
             return Receipt(False, False, self.journal_fault)
         return Receipt(True, outcome.accepted, outcome.reason, seq, False, outcome.flags)
+
+    def _remember(self, key: RefKey, outcome: Outcome) -> None:
+        self._answers[key] = outcome
+        if len(self._answers) > RECENT_ANSWERS:
+            self._answers.popitem(last=False)
+
+    def _repeated(self, source: str, source_ref: str, stored_as: int) -> Receipt:
+        """The answer to an event sent again under a reference already stored."""
+        first = self._answers.get((source, source_ref))
+        if first is None:
+            return Receipt(True, True, f"already stored as event {stored_as}; its first "
+                           f"answer is older than the last {RECENT_ANSWERS} and no longer "
+                           "at hand: see `tablectl journal`", stored_as, duplicate=True)
+        reason = "already stored" if first.reason is None else first.reason
+        return Receipt(True, first.accepted, reason, stored_as, True, first.flags)
 
     def _record_finished_rounds(self) -> None:
         """Record every round before the one now in play. A round is recorded when

@@ -17,6 +17,7 @@ frames number from 1 again and are new, not re-sends.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -31,7 +32,7 @@ from firmware_bridge.shoelink.events import (
 )
 from firmware_bridge.shoelink.link import ShoeLinkReader
 from firmware_bridge.text_scanner import RejectedLine, ScannedCard, ScannerEvent, TextScannerReader
-from tablectl.service import Receipt, ServiceStatus, Submission, TableService
+from tablectl.service import Receipt, Reply, ServiceStatus, Submission, TableService
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,9 @@ class ShoeFeed:
         (a simulated shoe made anew at each start)."""
         self.service = service
         self.driver = driver
+        # Called on the table's loop with each ShoeLink frame's seq right after it is
+        # applied (the simulated table's dealer keeps count).
+        self.on_handled: Callable[[int], None] | None = None
         last = parse_ref(service.journal.last_source_ref(SOURCE))
         self._epoch, self._last_seq = (last.epoch, last.seq) if last else (0, 0)
         known_uptime = last.uptime_ms if last else None
@@ -129,7 +133,8 @@ class ShoeFeed:
         assert isinstance(self.reader, ShoeLinkReader)
         ref = str(FrameRef(self._epoch, event.seq, self.reader.shoe_uptime_ms))
         self.service.submit(
-            Submission(self._table_event(event), SOURCE, ref, reply=self._acknowledger(event.seq))
+            Submission(self._table_event(event), SOURCE, ref, reply=self._acknowledger(event.seq),
+                       handled=self._handler(event.seq))
         )
 
     @staticmethod
@@ -152,6 +157,13 @@ class ShoeFeed:
                 reader.ack(seq)
 
         return acknowledge
+
+    def _handler(self, seq: int) -> Reply:
+        def handled(_: Receipt) -> None:
+            if self.on_handled is not None:
+                self.on_handled(seq)
+
+        return handled
 
     def _on_scanner(self, event: ScannerEvent) -> None:
         if isinstance(event, LinkState):

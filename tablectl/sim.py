@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from hwsim.dealer import VirtualDealer, VirtualShoeCards
+from hwsim.dealer import VirtualDealer
+from hwsim.dealer.protocols import DealerError
+from hwsim.dealer.shadow import ShadowLink, ShadowShoeCards
 from hwsim.dealer.shoes import seeded_shoe
 from hwsim.panel import MockPanel
 from hwsim.shoe import LineFaults, VirtualShoe
@@ -28,7 +30,7 @@ from tablectl.config import Config, parse_config
 from tablectl.daemon import Daemon
 from tablectl.display import render_table, round_line
 from tablectl.lamps import lamp_picture
-from tablectl.links import ServiceLink
+from tablectl.links import ServiceForward
 from tablectl.service import TableService
 
 log = logging.getLogger(__name__)
@@ -69,6 +71,8 @@ class SimulatedTable:
         self.panel: MockPanel | None = None
         self.daemon: Daemon | None = None
         self.dealer: VirtualDealer | None = None
+        self.cards: ShadowShoeCards | None = None
+        self.forward: ServiceForward | None = None
         self.rounds_played = 0
         self.error: BaseException | None = None
         self._dealer_thread: threading.Thread | None = None
@@ -100,8 +104,17 @@ class SimulatedTable:
         report = self.daemon.open()
         service = self._service()
         service.on_change(self._show)
+        # The dealer keeps his own copy of the table (rebuilt from the journal as the
+        # daemon's was) and never waits for the daemon: each event reaches it in
+        # the same order, and the journal stores them in group commits.
+        shadow, _, _ = Daemon.replay(service.journal, rules)
+        cards = ShadowShoeCards(self.shoe, shadow)
+        assert self.daemon.shoe is not None
+        self.daemon.shoe.on_handled = cards.handled
+        self.forward = ServiceForward(service, lambda: cards.frames_taken)
+        self.cards = cards
         self.dealer = VirtualDealer(
-            rules, ServiceLink(service), VirtualShoeCards(self.shoe), seed=options.seed,
+            rules, ShadowLink(shadow, cards, self.forward), cards, seed=options.seed,
             boxes=options.boxes, mistake_rate=options.mistake_rate,
         )
         print(f"simulated table: profile {options.profile}, {options.boxes} boxes, journal "
@@ -131,6 +144,8 @@ class SimulatedTable:
 
     def stop(self) -> None:
         self._stop.set()
+        if self.cards is not None:
+            self.cards.stop()
         if self.daemon is not None:
             self.daemon.stop()
 
@@ -157,12 +172,22 @@ class SimulatedTable:
                 self.rounds_played += 1
                 if options.pace_s:
                     self._stop.wait(options.pace_s)
+            self._wait_for_the_table()
         except BaseException as error:  # reported by the command; the table stops
             if not self._stop.is_set():
                 self.error = error
                 log.exception("the virtual dealer stopped")
         finally:
             self.stop()
+
+    def _wait_for_the_table(self) -> None:
+        """The dealer is done: wait until the table has applied all he did."""
+        assert self.cards is not None and self.forward is not None
+        while not self._stop.is_set():
+            if self.cards.wait_taken(0.1) and self.forward.wait_applied(0.1):
+                break
+        if self.forward.error is not None:
+            raise DealerError(self.forward.error)
 
     # -- what the terminal shows ---------------------------------------------------------
 

@@ -532,3 +532,74 @@ def test_export_numbers_rounds_and_refusals_as_the_replay_does(path: Path) -> No
             assert {k: v for k, v in original.items() if k not in ("round", "refused")} == {
                 k: v for k, v in replayed.items() if k not in ("round", "refused")}
         assert export_scenario(journal, rounds=[1, 2])["name"] == "journal.sqlite: rounds 1-2"
+
+
+# -- sealed batches (a writer thread stores while the loop appends) --------------------
+
+
+def test_appends_go_on_while_a_sealed_batch_waits_and_every_seq_is_stored_once(
+        path: Path) -> None:
+    journal = Journal(path, profile="casinos-austria")
+    journal.append(BET, "api", "a1")
+    journal.append(DEAL, "api", "a2")
+    first = journal.seal()
+    assert first is not None and first.size == 2
+    assert journal.pending_count == 0 and journal.unstored_count == 2
+    # The next batch numbers on from the sealed one, and a sealed ref is a duplicate.
+    assert journal.append({"card": "7S"}, "shoe", "0:1") == 3
+    with pytest.raises(AlreadyStored):
+        journal.append(BET, "api", "a1")
+    assert journal.seq_of_source_ref("api", "a2") == 2
+    second = journal.seal()
+    assert second is not None
+    with pytest.raises(ValueError, match="order they were sealed"):
+        journal.write(second)
+    assert journal.last_committed_seq == 0
+    assert journal.write(first) == 2
+    assert journal.seq_of_source_ref("api", "a2") == 2  # now found on disk
+    assert journal.write(second) == 3
+    assert journal.unstored_count == 0
+    journal.close()
+    with Journal(path) as reader:
+        assert [(e.seq, e.source_ref) for e in reader.events()] == [
+            (1, "a1"), (2, "a2"), (3, "0:1")]
+
+
+def test_a_round_recorded_after_a_sealed_batch_spans_the_right_events(path: Path) -> None:
+    journal = Journal(path, profile="casinos-austria")
+    journal.append(BET, "api")
+    journal.append(DEAL, "api")
+    sealed = journal.seal()
+    journal.append({"card": "7S"}, "shoe")
+    journal.record_round(1, {"round": 1, "status": "settled", "flags": []})
+    journal.append(BET, "api")  # round 2 begins
+    assert sealed is not None
+    journal.write(sealed)
+    journal.commit()
+    journal.close()
+    with Journal(path) as reader:
+        [record] = reader.rounds()
+        assert (record.round_no, record.start_seq, record.end_seq) == (1, 1, 3)
+
+
+def test_a_failed_write_stores_nothing_and_everything_unstored_can_be_dropped(
+        path: Path) -> None:
+    journal = Journal(path, profile="casinos-austria")
+    journal.append(BET, "api")
+    journal.commit()
+    journal.max_pages = journal._db.execute("PRAGMA page_count").fetchone()[0] + 2
+    big = {"bet": {"box": 1, "amount": 100, "player": "x" * 3000}}
+    for i in range(10):
+        journal.append(big, "api", f"ref{i}")
+    sealed = journal.seal()
+    journal.append(BET, "api", "later")
+    assert sealed is not None
+    with pytest.raises(JournalFullError, match="10 event"):
+        journal.write(sealed)
+    assert journal.last_committed_seq == 1
+    assert journal.unstored_count == 11
+    assert journal.discard_unstored() == 11
+    assert journal.unstored_count == 0 and not journal.has_source_ref("api", "ref0")
+    journal.close()
+    with Journal(path) as reader:
+        assert [e.seq for e in reader.events()] == [1]

@@ -209,3 +209,13 @@ def test_the_http_link_reads_the_table_exactly(api: Api) -> None:
         assert link.view() == api.service.table.view()
     finally:
         link.close()
+
+
+def test_a_repeated_id_hears_the_first_answer_even_when_it_was_a_refusal(api: Api) -> None:
+    # Nothing is dealt yet, so box 1 cannot stand: stored (every input is) and refused.
+    stand = {"do": {"box": 1, "action": "stand"}}
+    first = api.post(stand, "terminal-1:1")
+    again = api.post(stand, "terminal-1:1")
+    assert first[1]["stored"] is True and first[1]["accepted"] is False
+    assert again[1]["duplicate"] is True and again[1]["accepted"] is False
+    assert again[1]["reason"] == first[1]["reason"] and again[1]["seq"] == first[1]["seq"]

@@ -15,14 +15,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hwsim.dealer import VirtualShoeCards
+from hwsim.dealer import InProcessShoe, InProcessTable, VirtualDealer, VirtualShoeCards
+from hwsim.dealer.shadow import ShadowLink, ShadowShoeCards
+from hwsim.dealer.shoes import seeded_shoe
 from hwsim.panel import MockPanel
 from hwsim.shoe import LineFaults, ShoeTiming, VirtualShoe
 
 from firmware_bridge.panel import BoxLamp
 from table.journal import Journal
+from table.machine import Table
+from table.profiles import load_profile
 from tablectl.config import ApiConfig, Config, parse_config
 from tablectl.daemon import Daemon, DaemonError
+from tablectl.links import ServiceForward
 from tablectl.service import TableService
 from tests.tablectl.helpers import wait_for
 
@@ -526,3 +531,92 @@ def test_a_shoe_rebooted_while_the_daemon_was_down_is_read(bench: Bench) -> None
     assert bench.shoe_events()[:len(stored)] == stored
     assert all(ref.startswith("0:") for ref, _ in stored)
     assert [ref for ref, _ in bench.shoe_events()[-2:]] == ["1:1", "1:2"]
+
+
+def test_a_dealer_with_his_own_table_never_waits_and_nothing_is_lost(bench: Bench) -> None:
+    """The simulated table's dealer keeps his own copy of the table and hands every
+    event on without waiting: the daemon still gets them in the same order (each
+    decision after the shoe frames before it), the journal catches up in group
+    commits, every frame is stored once and acknowledged only when it is in the
+    file, and the rounds settle exactly as the same dealer's rounds in-process."""
+    rules = load_profile("casinos-austria")
+    cards = seeded_shoe(rules, 5)
+    rounds = 12
+    reference_table = Table(rules)
+    reference = InProcessTable(reference_table)
+    reference.feed({"shoe": "loaded"})
+    VirtualDealer(rules, reference, InProcessShoe(reference, cards), seed=5, boxes=7,
+                  mistake_rate=0.1, session="reference").play(rounds)
+
+    shoe = bench.start_shoe(cards)
+    running = bench.open()
+    shadow = Table(rules)
+    own_cards = ShadowShoeCards(shoe, shadow)
+    assert running.daemon.shoe is not None
+    running.daemon.shoe.on_handled = own_cards.handled
+    forward = ServiceForward(running.service, lambda: own_cards.frames_taken)
+    commits: list[int] = []
+    journal = running.service.journal
+    real_write = journal.write
+
+    def write(batch: Any) -> int:
+        commits.append(batch.size)
+        return real_write(batch)
+
+    journal.write = write  # type: ignore[method-assign]
+    dealer = VirtualDealer(rules, ShadowLink(shadow, own_cards, forward), own_cards, seed=5,
+                           boxes=7, mistake_rate=0.1)
+    dealer.play(rounds)
+    assert own_cards.wait_taken(DELIVERED_S) and forward.wait_applied(DELIVERED_S)
+    assert forward.error is None
+
+    bench.check_every_frame_stored_once_and_acked_after()
+    wait_for(lambda: running.service.journal.unstored_count == 0, "the journal caught up")
+    with Journal(bench.journal_path, read_only=True) as reader:
+        stored = [e.event for e in reader.events()]
+        recorded = {r.round_no: r.result for r in reader.rounds()}
+    assert stored == reference.events
+    # Each round is recorded when the next begins: all but the last are on record.
+    expected = {r["round"]: r for r in reference_table.results()}
+    assert sorted(recorded) == list(range(1, rounds))
+    assert recorded == {n: expected[n] for n in recorded}
+    assert running.service.table.current_result() == expected[rounds]
+    assert sum(commits) == len(stored) and len(commits) < len(stored)
+
+
+def test_after_a_restart_a_repeated_call_hears_its_first_answer(bench: Bench) -> None:
+    bench.start_shoe(STACK)
+    running = bench.open()
+    refused = running.post({"do": {"box": 1, "action": "stand"}}, "terminal-1:9")
+    accepted = running.post(bet(2, 50), "terminal-2:9")
+    assert not refused["accepted"] and accepted["accepted"]
+    bench.close(running)
+
+    again = bench.open()
+    refused_again = again.post({"do": {"box": 1, "action": "stand"}}, "terminal-1:9")
+    accepted_again = again.post(bet(2, 50), "terminal-2:9")
+    assert refused_again["duplicate"] and not refused_again["accepted"]
+    assert refused_again["reason"] == refused["reason"]
+    assert accepted_again["duplicate"] and accepted_again["accepted"]
+    # Nothing applied twice: box 2 holds one bet of 50.
+    assert [(b.number, b.bets) for b in again.service.snapshot.view.boxes] == [
+        (2, (("box2", "main", 50),))]
+
+
+def test_without_lamps_the_mock_pins_forget_old_changes(
+        bench: Bench, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GPIOZERO_PIN_FACTORY=mock (a table without lamps): the daemon's pins must not
+    keep every change for ever, as gpiozero's own mock pins do."""
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    bench.start_shoe(STACK)
+    daemon = Daemon(bench.config())
+    try:
+        daemon.open()
+        assert daemon.panel is not None and daemon.mock_pins is not None
+        alarm = daemon.mock_pins.pin(PIN_MAP["lamps"]["alarm"])
+        for _ in range(100):  # the alarm lamp on and off 50 times
+            daemon.panel.apply(replace(daemon.panel.shown, alarm=not daemon.panel.shown.alarm))
+        assert 1 <= len(alarm.states) <= 16
+        assert alarm.state == 0  # and it still drives the pin
+    finally:
+        daemon.close()

@@ -136,6 +136,8 @@ class VirtualShoe:
         self.write_times_ns: dict[int, int] = {}
         self._record_write_times = record_write_times
         self.on_ack: Callable[[int], None] | None = None
+        # Called on the shoe's thread, holding its lock, with each reliable frame made.
+        self.on_frame: Callable[[SentRecord], None] | None = None
 
         self._pending: deque[tuple[int, bytes]] = deque()
         self._status: deque[ShoeEventCode] = deque()
@@ -458,6 +460,8 @@ class VirtualShoe:
             self._last_progress = now  # the resend clock starts with the first frame
         self._pending.append((frame.seq, data))
         self.records.append(record)
+        if self.on_frame is not None:
+            self.on_frame(record)
         if self._record_write_times and record.kind == "card":
             self.write_times_ns[frame.seq] = time.monotonic_ns()
         self._send(data, now)

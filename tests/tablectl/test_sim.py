@@ -1,0 +1,41 @@
+"""The simulated table in-process, under every profile: the dealer's own copy of
+the table and the daemon's stay the same through mistakes, pit resolutions and
+a noisy shoe line, and the journal replays to every recorded result."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from hwsim.shoe import LineFaults
+
+from table.profiles import list_profiles
+from tablectl.commands.run import DEFAULT_SIM_FAULTS
+from tablectl.sim import SimOptions, SimulatedTable
+from tests.tablectl.test_run_command import check_journal
+
+ROUNDS = 25
+
+
+@pytest.mark.parametrize("profile", list_profiles())
+def test_every_profile_runs_flat_out_with_the_dealers_table_and_the_daemons_alike(
+        profile: str, tmp_path: Path) -> None:
+    journal = tmp_path / "journal.sqlite"
+    sim = SimulatedTable(SimOptions(profile=profile, journal=str(journal), rounds=ROUNDS,
+                                    seed=3, boxes=7, mistake_rate=0.2, live_view=False,
+                                    faults=LineFaults.parse(DEFAULT_SIM_FAULTS)),
+                         out=io.StringIO())
+    sim.start()
+    assert sim.daemon is not None and sim.daemon.service is not None
+    service = sim.daemon.service
+    assert sim.cards is not None
+    dealers_table = sim.cards.table
+    sim.run()
+    assert sim.error is None, sim.error
+    assert sim.rounds_played == ROUNDS
+    assert sim.forward is not None and sim.forward.applied == sim.forward.forwarded
+    # Both tables saw the same events: the same round, phase, hands and flags.
+    assert service.table.view() == dealers_table.view()
+    assert service.table.current_result() == dealers_table.current_result()
+    assert check_journal(journal) == ROUNDS - 1  # the last is recorded when the next begins
