@@ -48,8 +48,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "hw-sim")]
 
 from vision.candidates import find_blobs  # noqa: E402
 from vision.detection import RANKS, SUITS  # noqa: E402
-from vision.features import FEATURE_SIZE, GLANCE_START  # noqa: E402
-from vision.onnx_writer import DenseLayer, mlp_to_onnx  # noqa: E402
+from vision.features import CROP_H, CROP_W, FEATURE_SIZE, GLANCE_START, net_input  # noqa: E402
+from vision.onnx_writer import ConvLayer, DenseLayer, cnn_to_onnx, mlp_to_onnx  # noqa: E402
 from vision.recognizer import MODEL_FILE, NOT_INDEX, candidate_features  # noqa: E402
 
 CARDS = [r + s for r in RANKS for s in SUITS]
@@ -222,7 +222,33 @@ class CardSampler:
                 placed.append(Placed(code, matrix, mask, glyphs, (w, h)))
             for earlier in placed[:-1] if glyphs is not None else placed:
                 earlier.mask &= 1 - mask
+        if rng.random() < 0.4:
+            canvas = self._chips(rng, canvas, placed, width)
         return degrade(rng, canvas), placed
+
+    @staticmethod
+    def _chips(rng: np.random.Generator, canvas: np.ndarray, placed: list[Placed],
+               width: int) -> np.ndarray:
+        """One or two chips (a coloured disc, a white-striped rim) dropped on the canvas.
+
+        Chips lie on top: what they hide of a card no longer counts as open.
+        """
+        size = canvas.shape[0]
+        cover = np.zeros(canvas.shape[:2], np.uint8)
+        for _ in range(int(rng.integers(1, 3))):
+            radius = int(width * rng.uniform(0.22, 0.4))
+            centre = (int(rng.integers(0, size)), int(rng.integers(0, size)))
+            colour = tuple(int(c) for c in rng.integers(0, 256, 3))
+            cv2.circle(canvas, centre, radius, colour, -1, cv2.LINE_AA)
+            for k in range(int(rng.integers(0, 7))):
+                angle = 2 * np.pi * k / 6 + rng.uniform(0, 0.3)
+                edge = (int(centre[0] + 0.85 * radius * np.cos(angle)),
+                        int(centre[1] + 0.85 * radius * np.sin(angle)))
+                cv2.circle(canvas, edge, max(2, radius // 6), (235, 235, 235), -1, cv2.LINE_AA)
+            cv2.circle(cover, centre, radius, 1, -1)
+        for item in placed:
+            item.mask &= 1 - cover
+        return canvas
 
 
 def index_visibility(item: Placed, corner: str) -> float:
@@ -273,12 +299,14 @@ def label_candidates(first: np.ndarray, second: np.ndarray,
     return rank, suit
 
 
-def card_level_data(rng: np.random.Generator, sampler: CardSampler,
-                    samples: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    feats, ranks, suits = [], [], []
+Examples = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # features, rank, suit, crops
+
+
+def card_level_data(rng: np.random.Generator, sampler: CardSampler, samples: int) -> Examples:
+    feats, ranks, suits, crops = [], [], [], []
     for _ in range(samples):
         canvas, placed = sampler.canvas(rng)
-        features, rank_at, suit_at = candidate_features(canvas)
+        features, rank_at, suit_at, crop = candidate_features(canvas)
         if features.shape[0] == 0:
             continue
         rank, suit = label_candidates(rank_at, suit_at, placed)
@@ -291,7 +319,9 @@ def card_level_data(rng: np.random.Generator, sampler: CardSampler,
         feats.append(features[chosen])
         ranks.append(rank[chosen])
         suits.append(suit[chosen])
-    return np.concatenate(feats), np.concatenate(ranks), np.concatenate(suits)
+        crops.append(crop[chosen])
+    return (np.concatenate(feats), np.concatenate(ranks), np.concatenate(suits),
+            np.concatenate(crops))
 
 
 def random_scenes(n: int, seed: int, designs: Sequence[Any], render_scene: Any,
@@ -315,8 +345,7 @@ def random_scenes(n: int, seed: int, designs: Sequence[Any], render_scene: Any,
 UPRIGHT_COS = math.cos(math.radians(50))
 
 
-def scene_examples(scenes: Iterator[Any],
-                   with_indices: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def scene_examples(scenes: Iterator[Any], with_indices: bool) -> Examples:
     """Examples from rendered scenes: indices read the right way, and "not an index".
 
     The renderer turns hands at most 25 degrees (and cards 4 more), so a card's
@@ -326,9 +355,9 @@ def scene_examples(scenes: Iterator[Any],
     left out. Candidates far from every open or partly open index are negatives.
     Without `with_indices` only the negatives are taken.
     """
-    feats, ranks, suits = [], [], []
+    feats, ranks, suits, crops = [], [], [], []
     for scene in scenes:
-        features, rank_at, suit_at = candidate_features(scene.image)
+        features, rank_at, suit_at, crop = candidate_features(scene.image)
         if features.shape[0] == 0:
             continue
         middle = (rank_at + suit_at) / 2
@@ -356,10 +385,12 @@ def scene_examples(scenes: Iterator[Any],
         feats.append(features[keep])
         ranks.append(rank[keep])
         suits.append(suit[keep])
+        crops.append(crop[keep])
     if not feats:
         return (np.zeros((0, FEATURE_SIZE), np.float32), np.zeros(0, np.int64),
-                np.zeros(0, np.int64))
-    return np.concatenate(feats), np.concatenate(ranks), np.concatenate(suits)
+                np.zeros(0, np.int64), np.zeros((0, CROP_H, CROP_W, 3), np.uint8))
+    return (np.concatenate(feats), np.concatenate(ranks), np.concatenate(suits),
+            np.concatenate(crops))
 
 
 class MLP:
@@ -482,9 +513,111 @@ def train_filter(features: np.ndarray, rank: np.ndarray, seed: int,
     return threshold
 
 
+VERIFIER_CHANNELS = (24, 48, 64)
+VERIFIER_HIDDEN = 128
+
+
+def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: int,
+                   epochs: int, path: Path) -> Any:
+    """The second look: a small CNN on the colour crops, trained with PyTorch (CPU).
+
+    Three 3x3 conv-ReLU-maxpool blocks (24, 48, 64 channels) on the 3x36x24
+    crop, a 128-unit ReLU layer, a rank head (14 classes, the last "not an
+    index") and a suit head. Written as ONNX for `cv2.dnn`; returns a function
+    giving the exported network's (rank, suit) probabilities, to check it.
+    """
+    try:
+        import torch
+        from torch import nn
+    except ImportError:
+        raise SystemExit("training the verifier needs PyTorch (training only): "
+                         "pip install -e '.[train]'") from None
+
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True)
+    generator = torch.Generator().manual_seed(seed)
+    c1, c2, c3 = VERIFIER_CHANNELS
+    flat = c3 * (CROP_H // 8) * (CROP_W // 8)
+    convs = nn.ModuleList([nn.Conv2d(3, c1, 3, padding=1), nn.Conv2d(c1, c2, 3, padding=1),
+                           nn.Conv2d(c2, c3, 3, padding=1)])
+    dense = nn.Linear(flat, VERIFIER_HIDDEN)
+    rank_head = nn.Linear(VERIFIER_HIDDEN, len(RANKS) + 1)
+    suit_head = nn.Linear(VERIFIER_HIDDEN, len(SUITS))
+    dropout = nn.Dropout(0.2)
+    modules = nn.ModuleList([convs, dense, rank_head, suit_head, dropout])
+
+    def forward(x: Any) -> tuple[Any, Any]:
+        for conv in convs:
+            x = nn.functional.max_pool2d(torch.relu(conv(x)), 2)
+        hidden = torch.relu(dense(dropout(x.flatten(1))))
+        return rank_head(hidden), suit_head(hidden)
+
+    inputs = torch.from_numpy(net_input(crops))
+    rank_t = torch.from_numpy(rank.astype(np.int64))
+    suit_t = torch.from_numpy(suit.astype(np.int64))
+    optimiser = torch.optim.AdamW(modules.parameters(), lr=2e-3, weight_decay=1e-4)
+    batch = 256
+    steps = epochs * math.ceil(inputs.shape[0] / batch)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    rank_loss = nn.CrossEntropyLoss()
+    suit_loss = nn.CrossEntropyLoss(ignore_index=NO_SUIT)
+    modules.train()
+    for epoch in range(epochs):
+        order = torch.randperm(inputs.shape[0], generator=generator)
+        total, count = 0.0, 0
+        for start in range(0, order.numel(), batch):
+            chunk = order[start:start + batch]
+            x = inputs[chunk]
+            # Some robustness to light and print: per-crop contrast and a little noise.
+            x = x * (0.8 + 0.4 * torch.rand(x.shape[0], 1, 1, 1, generator=generator))
+            x = x + 0.03 * torch.randn(x.shape, generator=generator)
+            rank_logits, suit_logits = forward(x)
+            loss = rank_loss(rank_logits, rank_t[chunk])
+            if bool((suit_t[chunk] >= 0).any()):
+                loss = loss + suit_loss(suit_logits, suit_t[chunk])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss.detach()) * chunk.numel()
+            count += chunk.numel()
+        print(f"verifier epoch {epoch + 1}/{epochs}: loss {total / count:.4f}", flush=True)
+    modules.eval()
+
+    def numpy_of(t: Any) -> np.ndarray:
+        return np.ascontiguousarray(t.detach().numpy(), dtype=np.float32)
+
+    path.write_bytes(cnn_to_onnx(
+        [ConvLayer(numpy_of(c.weight), numpy_of(c.bias)) for c in convs],
+        [DenseLayer(numpy_of(dense.weight).T, numpy_of(dense.bias))],
+        {"rank": DenseLayer(numpy_of(rank_head.weight).T, numpy_of(rank_head.bias)),
+         "suit": DenseLayer(numpy_of(suit_head.weight).T, numpy_of(suit_head.bias))},
+        (3, CROP_H, CROP_W)))
+    net = cv2.dnn.readNetFromONNX(str(path))
+    with torch.no_grad():
+        check = inputs[:512]
+        want_rank, want_suit = forward(check)
+    net.setInput(check.numpy())
+    got_rank, got_suit = net.forward(["rank", "suit"])
+    error = max(float(np.abs(got_rank - want_rank.numpy()).max()),
+                float(np.abs(got_suit - want_suit.numpy()).max()))
+    assert error < 1e-2, f"the exported verifier differs from the trained one by {error}"
+
+    def probabilities(some: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        out_rank, out_suit = [], []
+        for start in range(0, some.shape[0], 4096):
+            net.setInput(net_input(some[start:start + 4096]))
+            r, s = net.forward(["rank", "suit"])
+            out_rank.append(_softmax(r))
+            out_suit.append(_softmax(s))
+        return np.concatenate(out_rank), np.concatenate(out_suit)
+
+    return probabilities
+
+
 def make_examples(args: argparse.Namespace, designs: Sequence[Any],
-                  names: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Render the training examples: card-level canvases, then scene negatives."""
+                  names: Sequence[str]) -> Examples:
+    """Render the training examples: card-level canvases, then scenes."""
     from hwsim.camera.cards import card_geometry
     from hwsim.camera.dataset import generate_scenes
     from hwsim.camera.render import SceneSpec, render_card, render_scene
@@ -492,33 +625,36 @@ def make_examples(args: argparse.Namespace, designs: Sequence[Any],
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
     sampler = CardSampler(designs, render_card, card_geometry)
-    features, rank, suit = card_level_data(rng, sampler, args.samples)
-    print(f"card-level: {features.shape[0]} examples, {(rank != NOT_INDEX).sum()} indices "
+    card_level = card_level_data(rng, sampler, args.samples)
+    print(f"card-level: {card_level[0].shape[0]} examples, "
+          f"{(card_level[1] != NOT_INDEX).sum()} indices "
           f"({time.perf_counter() - started:.0f} s)", flush=True)
     # Half the scenes as the benchmark draws them (other seeds), half with harsher spoiling.
     scenes = chain(generate_scenes(args.scenes // 2, args.seed + 1000, names),
                    random_scenes(args.scenes - args.scenes // 2, args.seed + 2000, designs,
                                  render_scene, SceneSpec))
-    s_features, s_rank, s_suit = scene_examples(scenes, args.scene_indices)
-    print(f"scenes: {s_features.shape[0]} examples, {(s_rank != NOT_INDEX).sum()} indices "
-          f"({time.perf_counter() - started:.0f} s)", flush=True)
-    features = np.concatenate([features, s_features])
-    rank = np.concatenate([rank, s_rank])
-    suit = np.concatenate([suit, s_suit])
-
-    return features, rank, suit
+    in_scenes = scene_examples(scenes, args.scene_indices)
+    print(f"scenes: {in_scenes[0].shape[0]} examples, {(in_scenes[1] != NOT_INDEX).sum()} "
+          f"indices ({time.perf_counter() - started:.0f} s)", flush=True)
+    examples = tuple(np.concatenate([a, b]) for a, b in zip(card_level, in_scenes, strict=True))
+    return (examples[0], examples[1], examples[2], examples[3])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--samples", type=int, default=3000, help="card-level canvases")
-    parser.add_argument("--scenes", type=int, default=120,
+    parser.add_argument("--samples", type=int, default=8000, help="card-level canvases")
+    parser.add_argument("--scenes", type=int, default=300,
                         help="rendered scenes of the tuning designs")
     parser.add_argument("--scene-indices", action="store_true",
                         help="take index examples from the scenes too, not only negatives")
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--hidden", type=int, default=128)
+    parser.add_argument("--verifier-epochs", type=int, default=15,
+                        help="epochs of the convolutional verifier (0: none)")
+    parser.add_argument("--verify-below", type=float, default=0.9,
+                        help="the verifier reads every pair the MLP gives less than this "
+                             "probability of not being an index")
     parser.add_argument("--out", type=Path, default=MODEL_FILE)
     parser.add_argument("--cache", type=Path, default=None,
                         help="keep the generated examples in this .npz and reuse them")
@@ -535,12 +671,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.cache is not None and args.cache.exists():
         cached = np.load(args.cache)
-        features, rank, suit = cached["features"], cached["rank"], cached["suit"]
+        features, rank, suit, crops = (cached["features"], cached["rank"], cached["suit"],
+                                       cached["crops"])
         print(f"examples from {args.cache}: {features.shape[0]}")
     else:
-        features, rank, suit = make_examples(args, designs, names)
+        features, rank, suit, crops = make_examples(args, designs, names)
         if args.cache is not None:
-            np.savez_compressed(args.cache, features=features, rank=rank, suit=suit)
+            np.savez(args.cache, features=features, rank=rank, suit=suit, crops=crops)
 
     model, mean, std = train(features, rank, suit, args.seed, args.epochs, args.hidden)
     _, rank_logits, suit_logits = model.forward(((features - mean) / std).astype(np.float32))
@@ -554,11 +691,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     if filter_path == args.out:
         filter_path = args.out.with_name(args.out.stem + "_filter.onnx")
     threshold = train_filter(features, rank, args.seed, filter_path)
-    info = {"feature_size": FEATURE_SIZE, "ranks": RANKS + "-", "suits": SUITS,
-            "min_confidence": 0.5, "filter_model": filter_path.name,
-            "filter_threshold": round(threshold, 6), "seed": args.seed, "samples": args.samples,
-            "scenes": args.scenes, "epochs": args.epochs, "hidden": args.hidden,
-            "designs": names}
+    info: dict[str, Any] = {
+        "feature_size": FEATURE_SIZE, "ranks": RANKS + "-", "suits": SUITS,
+        "min_confidence": 0.5, "filter_model": filter_path.name,
+        "filter_threshold": round(threshold, 6), "seed": args.seed, "samples": args.samples,
+        "scenes": args.scenes, "epochs": args.epochs, "hidden": args.hidden, "designs": names}
+    if args.verifier_epochs > 0:
+        verifier_path = args.out.with_name(
+            args.out.stem.replace("classifier", "verifier") + ".onnx")
+        if verifier_path == args.out:
+            verifier_path = args.out.with_name(args.out.stem + "_verifier.onnx")
+        probabilities = train_verifier(crops, rank, suit, args.seed + 2, args.verifier_epochs,
+                                       verifier_path)
+        # How often the verifier looks, at the MLP's "not an index" share it is given.
+        mlp_not = _softmax(model.forward(((features - mean) / std).astype(np.float32))[1])
+        mlp_not = mlp_not[:, NOT_INDEX]
+        is_index = rank != NOT_INDEX
+        verify_below = args.verify_below
+        looked = mlp_not < verify_below
+        v_rank, v_suit = probabilities(crops)
+        card_ok = ((v_rank.argmax(1) == rank) & ((v_suit.argmax(1) == suit) | ~is_index))
+        print(f"verifier: looks below {verify_below:.4f} (at {looked[is_index].mean():.4f} of "
+              f"the indices, {looked[~is_index].mean():.4f} of the rest); training accuracy "
+              f"{card_ok[is_index].mean():.4f} of the indices, {card_ok[~is_index].mean():.4f} "
+              "of the rest")
+        info.update({"verifier_model": verifier_path.name,
+                     "verify_below": round(verify_below, 6), "combine": "mean",
+                     "verifier_epochs": args.verifier_epochs})
     info_path = args.out.with_suffix(".json")
     info_path.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KiB) and {info_path.name}")

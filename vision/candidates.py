@@ -23,7 +23,7 @@ MAX_GLYPH_PX = 40.0
 INK_BLOCK_PX = 31
 INK_OFFSET = 22
 STRICT_INK_OFFSET = 55
-MIN_WHITE_RING = 0.5
+MIN_WHITE_RING = 0.35
 _CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 _NEAR = np.ones((15, 15), np.uint8)
 

@@ -149,3 +149,23 @@ def cut_all(frame: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndar
     crops = cv2.remap(frame, map_x.reshape(n * CROP_H, CROP_W), map_y.reshape(n * CROP_H, CROP_W),
                       cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return crops.reshape(n, CROP_H, CROP_W, 3)
+
+
+def net_input(crops: np.ndarray) -> np.ndarray:
+    """The verifier network's input for colour crops (n, CROP_H, CROP_W, 3): (n, 3, H, W).
+
+    The three colour channels, stretched as `glance_crops` stretches the grey
+    picture (from the thumbnail's darkest and lightest cells of the darkest
+    channel, so paper is about 0.5 and ink -0.5 whatever the light), colour kept.
+    """
+    n = crops.shape[0]
+    if n == 0:
+        return np.zeros((0, 3, CROP_H, CROP_W), np.float32)
+    tall = crops.reshape(n * CROP_H, CROP_W, 3)
+    darkest = cv2.min(cv2.min(tall[:, :, 0], tall[:, :, 1]), tall[:, :, 2])
+    thumb = cv2.resize(darkest.astype(np.float32), (_THUMB[0], n * _THUMB[1]),
+                       interpolation=cv2.INTER_AREA).reshape(n, -1)
+    low = thumb.min(axis=1)[:, None, None, None]
+    stretch = 1.0 / np.maximum(thumb.max(axis=1)[:, None, None, None] - low, 12.0)
+    out = np.clip((crops.astype(np.float32) - low) * stretch, 0.0, 1.0) - 0.5
+    return np.ascontiguousarray(out.transpose(0, 3, 1, 2), dtype=np.float32)

@@ -32,13 +32,8 @@ class Layout:
     image_size: tuple[int, int]
     areas: Mapping[str, tuple[tuple[float, float], ...]]
 
-    def area_of(self, x: float, y: float, reach: float = 0.0) -> str | None:
-        """The name of the area that contains (x, y), or None.
-
-        Where areas overlap, the one whose edge is farthest from the point wins.
-        With `reach` > 0 a point outside every area but within `reach` pixels of
-        one belongs to the nearest (a card pushed just over a box line).
-        """
+    def placed(self, x: float, y: float, reach: float = 0.0) -> tuple[str | None, float]:
+        """`area_of` with the depth: how far inside its area the point is (negative: outside)."""
         best: str | None = None
         best_depth = -math.inf
         for name, polygon in self.areas.items():
@@ -46,7 +41,16 @@ class Layout:
             depth = cv2.pointPolygonTest(contour, (float(x), float(y)), True)
             if depth >= -reach and depth > best_depth:
                 best, best_depth = name, depth
-        return best
+        return best, best_depth
+
+    def area_of(self, x: float, y: float, reach: float = 0.0) -> str | None:
+        """The name of the area that contains (x, y), or None.
+
+        Where areas overlap, the one whose edge is farthest from the point wins.
+        With `reach` > 0 a point outside every area but within `reach` pixels of
+        one belongs to the nearest (a card pushed just over a box line).
+        """
+        return self.placed(x, y, reach)[0]
 
     def scaled_to(self, width: int, height: int) -> Layout:
         """The same layout for a frame of another size (a camera set to another resolution)."""

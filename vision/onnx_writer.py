@@ -94,12 +94,9 @@ class DenseLayer:
     bias: np.ndarray
 
 
-def mlp_to_onnx(trunk: Sequence[DenseLayer], heads: dict[str, DenseLayer],
-                input_name: str = "features") -> bytes:
-    """Encode a ReLU trunk followed by linear heads (one ONNX output per head)."""
-    nodes: list[bytes] = []
-    initializers: list[bytes] = []
-    current = input_name
+def _dense_layers(trunk: Sequence[DenseLayer], heads: dict[str, DenseLayer], current: str,
+                  nodes: list[bytes], initializers: list[bytes]) -> list[bytes]:
+    """Append a ReLU trunk and linear heads after `current`; returns the heads' outputs."""
     gemm_attrs = [_attribute_float("alpha", 1.0), _attribute_float("beta", 1.0),
                   _attribute_int("transB", 0)]
     for index, layer in enumerate(trunk):
@@ -117,12 +114,80 @@ def mlp_to_onnx(trunk: Sequence[DenseLayer], heads: dict[str, DenseLayer],
         nodes.append(_node("Gemm", [current, w_name, b_name], [head_name],
                            f"{head_name}_gemm", gemm_attrs))
         outputs.append(_value_info(head_name, ["batch", int(layer.weight.shape[1])]))
+    return outputs
+
+
+def mlp_to_onnx(trunk: Sequence[DenseLayer], heads: dict[str, DenseLayer],
+                input_name: str = "features") -> bytes:
+    """Encode a ReLU trunk followed by linear heads (one ONNX output per head)."""
+    nodes: list[bytes] = []
+    initializers: list[bytes] = []
+    current = input_name
+    outputs = _dense_layers(trunk, heads, current, nodes, initializers)
     n_inputs = int(trunk[0].weight.shape[0]) if trunk else int(
         next(iter(heads.values())).weight.shape[0])
     graph = b"".join(_bytes_field(1, n) for n in nodes)
     graph += _str_field(2, "index_classifier")
     graph += b"".join(_bytes_field(5, t) for t in initializers)
     graph += _bytes_field(11, _value_info(input_name, ["batch", n_inputs]))
+    graph += b"".join(_bytes_field(12, o) for o in outputs)
+    opset = _str_field(1, "") + _int_field(2, 13)
+    model = _int_field(1, 8) + _str_field(2, "tablectl-train") + _bytes_field(8, opset)
+    model += _bytes_field(7, graph)
+    return model
+
+
+_ATTR_INTS = 7
+
+
+def _attribute_ints(name: str, values: Sequence[int]) -> bytes:
+    return (_str_field(1, name) + b"".join(_int_field(8, v) for v in values)
+            + _int_field(20, _ATTR_INTS))
+
+
+@dataclass(frozen=True)
+class ConvLayer:
+    """A 3x3 (or k x k) convolution, same padding, then ReLU and a 2x2 max pool.
+
+    weight: (out_channels, in_channels, k, k), bias: (out_channels,).
+    """
+
+    weight: np.ndarray
+    bias: np.ndarray
+
+
+def cnn_to_onnx(convs: Sequence[ConvLayer], trunk: Sequence[DenseLayer],
+                heads: dict[str, DenseLayer], input_shape: Sequence[int],
+                input_name: str = "crops") -> bytes:
+    """Encode conv-ReLU-maxpool blocks, a flatten, a ReLU dense trunk and linear heads.
+
+    `input_shape` is (channels, height, width) of one input (NCHW); the flatten
+    keeps channel, row, column order, as PyTorch's does.
+    """
+    nodes: list[bytes] = []
+    initializers: list[bytes] = []
+    current = input_name
+    for index, conv in enumerate(convs):
+        k = int(conv.weight.shape[2])
+        w_name, b_name = f"conv{index}_w", f"conv{index}_b"
+        initializers += [_tensor(w_name, conv.weight), _tensor(b_name, conv.bias)]
+        nodes.append(_node("Conv", [current, w_name, b_name], [f"conv{index}_lin"],
+                           f"conv{index}", [_attribute_ints("kernel_shape", [k, k]),
+                                            _attribute_ints("pads", [k // 2] * 4),
+                                            _attribute_ints("strides", [1, 1])]))
+        nodes.append(_node("Relu", [f"conv{index}_lin"], [f"conv{index}_relu"],
+                           f"conv{index}_relu"))
+        nodes.append(_node("MaxPool", [f"conv{index}_relu"], [f"conv{index}_out"],
+                           f"conv{index}_pool", [_attribute_ints("kernel_shape", [2, 2]),
+                                                 _attribute_ints("strides", [2, 2])]))
+        current = f"conv{index}_out"
+    nodes.append(_node("Flatten", [current], ["flat"], "flatten", [_attribute_int("axis", 1)]))
+    current = "flat"
+    outputs = _dense_layers(trunk, heads, current, nodes, initializers)
+    graph = b"".join(_bytes_field(1, n) for n in nodes)
+    graph += _str_field(2, "index_verifier")
+    graph += b"".join(_bytes_field(5, t) for t in initializers)
+    graph += _bytes_field(11, _value_info(input_name, ["batch", *[int(d) for d in input_shape]]))
     graph += b"".join(_bytes_field(12, o) for o in outputs)
     opset = _str_field(1, "") + _int_field(2, 13)
     model = _int_field(1, 8) + _str_field(2, "tablectl-train") + _bytes_field(8, opset)

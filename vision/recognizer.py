@@ -8,16 +8,21 @@ Pipeline (see docs/vision.md):
 3. the index classifier (an MLP trained by `tools/train_vision.py`, run by
    `cv2.dnn` from `vision/models/index_classifier.onnx`) gives rank (or "not an
    index") and suit probabilities;
-4. overlapping reads of one index are merged, and the two corners of one card
+4. the pairs it gives some chance of being an index are read again by the
+   verifier, a small convolutional network on the colour crop
+   (`vision/models/index_verifier.onnx`), and the two readings are combined;
+5. overlapping reads of one index are merged, and the two corners of one card
    (read upside down from each other) count once.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -25,11 +30,14 @@ import numpy as np
 from vision.candidates import find_blobs, pair_blobs
 from vision.detection import RANKS, SUITS, Detection
 from vision.features import (
+    CROP_H,
+    CROP_W,
     FEATURE_SIZE,
     GLANCE_START,
     cut_all,
     glance_crops,
     hog,
+    net_input,
     turn_features,
 )
 from vision.layout import Layout
@@ -38,6 +46,7 @@ MODEL_DIR = Path(__file__).resolve().parent / "models"
 MODEL_FILE = MODEL_DIR / "index_classifier.onnx"
 MODEL_INFO = MODEL_DIR / "index_classifier.json"
 FILTER_FILE = MODEL_DIR / "index_filter.onnx"
+VERIFIER_FILE = MODEL_DIR / "index_verifier.onnx"
 NOT_INDEX = len(RANKS)  # the rank head's last class
 
 
@@ -53,6 +62,8 @@ class _Read:
     confidence: float
     scale: float
     down: tuple[float, float]
+    # The card's centre where both its corners were read (their midpoint), else None.
+    centre: tuple[float, float] | None = None
 
 
 class Recognizer:
@@ -75,15 +86,14 @@ class Recognizer:
         self.min_confidence = float(min_confidence if min_confidence is not None
                                     else info.get("min_confidence", 0.5))
         # The quick first look that spares most non-index pairs the full features.
-        self._filter: cv2.dnn.Net | None = None
+        self._filter = _named_net(info, "filter_model", model_path.parent, info_path)
         self.filter_threshold = float(info.get("filter_threshold", 0.0))
-        filter_name = info.get("filter_model")
-        if filter_name:
-            filter_path = model_path.parent / str(filter_name)
-            if not filter_path.exists():
-                raise ModelError(f"{filter_path.name} (named in {info_path.name}) not found: "
-                                 "retrain with `python tools/train_vision.py`")
-            self._filter = cv2.dnn.readNetFromONNX(str(filter_path))
+        # The second look: a small convolutional network on the crops the MLP may take.
+        self._verifier = _named_net(info, "verifier_model", model_path.parent, info_path)
+        self.verify_below = float(info.get("verify_below", 1.0))
+        # "mean": the verifier's and the MLP's probabilities are combined (their
+        # geometric mean); "verifier": the verifier's alone.
+        self.combine = str(info.get("combine", "verifier"))
 
     def detect(self, frame: np.ndarray, layout: Layout | None = None) -> list[Detection]:
         """Every card index read in the frame, one detection per card."""
@@ -93,18 +103,26 @@ class Recognizer:
         reads = merge_reads(self.read_candidates(frame))
         if layout is not None and tuple(layout.image_size) != (frame.shape[1], frame.shape[0]):
             layout = layout.scaled_to(frame.shape[1], frame.shape[0])
-        # An index just outside its box (a hand laid over the line) still belongs to it.
-        return [Detection(r.card, r.x, r.y, r.confidence,
-                          layout.area_of(r.x, r.y, reach=3.0 * r.scale)
-                          if layout is not None else None)
-                for r in reads]
+        boxes = boxes_of(reads, layout) if layout is not None else [None] * len(reads)
+        return [Detection(r.card, r.x, r.y, r.confidence, box)
+                for r, box in zip(reads, boxes, strict=True)]
 
     def read_candidates(self, frame: np.ndarray) -> list[_Read]:
         """Every candidate pair the classifier accepts, before merging."""
-        features, rank_at, suit_at = candidate_features(frame, self.looks_like_index)
+        features, rank_at, suit_at, crops = candidate_features(frame, self.looks_like_index)
         if features.shape[0] == 0:
             return []
         rank_p, suit_p = self.classify(features)
+        if self._verifier is not None:
+            # Orders the MLP gives some chance of being an index get the verifier's reading.
+            look = np.flatnonzero(rank_p[:, NOT_INDEX] < self.verify_below)
+            rank_p[rank_p[:, NOT_INDEX] >= self.verify_below] = np.eye(NOT_INDEX + 1)[NOT_INDEX]
+            if look.size:
+                v_rank, v_suit = self.verify(crops[look])
+                if self.combine == "mean":
+                    v_rank = _geometric_mean(v_rank, rank_p[look])
+                    v_suit = _geometric_mean(v_suit, suit_p[look])
+                rank_p[look], suit_p[look] = v_rank, v_suit
         rank = rank_p.argmax(axis=1)
         suit = suit_p.argmax(axis=1)
         confidence = rank_p.max(axis=1) * suit_p.max(axis=1)
@@ -128,6 +146,13 @@ class Recognizer:
         keep: np.ndarray = _softmax(logits)[:, 1] >= self.filter_threshold
         return keep
 
+    def verify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The verifier's rank (14 classes) and suit (4) probabilities for colour crops."""
+        assert self._verifier is not None
+        self._verifier.setInput(net_input(crops))
+        rank_logits, suit_logits = self._verifier.forward(["rank", "suit"])
+        return _softmax(rank_logits), _softmax(suit_logits)
+
     def classify(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank (14 classes, last = not an index) and suit (4) probabilities per row."""
         self._net.setInput(np.ascontiguousarray(features, dtype=np.float32))
@@ -138,18 +163,21 @@ class Recognizer:
 def candidate_features(
         frame: np.ndarray,
         worth_a_look: Callable[[np.ndarray], np.ndarray] | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Features of every (rank glyph, suit pip) order worth trying, with the two centres.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Features of every (rank glyph, suit pip) order worth trying, the two centres, the crops.
 
     Each blob pair is cut out once; the order read the other way round gets the
-    same features turned half a turn. With `worth_a_look`, orders whose cheap
-    glance features it turns down are dropped before the HOG is computed.
+    same features turned half a turn (and the crop turned half a turn). With
+    `worth_a_look`, orders whose cheap glance features it turns down are dropped
+    before the HOG is computed.
     """
     pairs = pair_blobs(find_blobs(frame))
     empty = np.zeros((0, 2), np.float32)
+    no_crops = np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
     if len(pairs) == 0:
-        return np.zeros((0, FEATURE_SIZE), np.float32), empty, empty
-    glance, grey = glance_crops(cut_all(frame, pairs.first, pairs.second))
+        return np.zeros((0, FEATURE_SIZE), np.float32), empty, empty, no_crops
+    crops = cut_all(frame, pairs.first, pairs.second)
+    glance, grey = glance_crops(crops)
     index, reverse, rank_at, suit_at = pairs.ordered()
     # Glance features of the turned crop: the HOG part of turn_features is left empty.
     rows = np.zeros((index.size, FEATURE_SIZE), np.float32)
@@ -160,14 +188,85 @@ def candidate_features(
         index, reverse, rank_at, suit_at, rows = (index[keep], reverse[keep], rank_at[keep],
                                                   suit_at[keep], rows[keep])
         if index.size == 0:
-            return np.zeros((0, FEATURE_SIZE), np.float32), empty, empty
+            return np.zeros((0, FEATURE_SIZE), np.float32), empty, empty, no_crops
     needed, where = np.unique(index, return_inverse=True)
     hog_rows = hog(grey[needed])[where]
     hog_rows[reverse] = turn_features(
         np.concatenate([hog_rows[reverse], rows[reverse, GLANCE_START:]], axis=1)
     )[:, :GLANCE_START]
     rows[:, :GLANCE_START] = hog_rows
-    return rows, rank_at, suit_at
+    ordered_crops = crops[index]
+    ordered_crops[reverse] = ordered_crops[reverse, ::-1, ::-1]
+    return rows, rank_at, suit_at, ordered_crops
+
+
+# Where a card's centre lies from its index (the rank-suit midpoint), in index scales
+# (rank-to-suit distances) along the card's right and down directions. An index is
+# about 0.1 card widths from the card's side and 0.2 from its top, the centre 0.5 and
+# 0.7, and a card is 5-6 index scales wide: the estimate stays well inside the card.
+CENTRE_RIGHT = 2.0
+CENTRE_DOWN = 2.5
+
+
+def card_centre(read: _Read) -> tuple[float, float]:
+    """The centre of the read's card: its two corners' midpoint, else estimated from one."""
+    if read.centre is not None:
+        return read.centre
+    down_x, down_y = read.down
+    right_x, right_y = down_y, -down_x  # the card's right, as the crops are cut
+    return (read.x + read.scale * (CENTRE_RIGHT * right_x + CENTRE_DOWN * down_x),
+            read.y + read.scale * (CENTRE_RIGHT * right_y + CENTRE_DOWN * down_y))
+
+
+# A card centre less than this many index scales inside its area is "on the line".
+FIRM_DEPTH = 1.5
+# Neighbouring cards of one fanned hand have centres within this many index scales.
+HAND_LINK = 3.5
+
+
+def boxes_of(reads: list[_Read], layout: Layout) -> list[str | None]:
+    """The area each read's card lies in, decided by the card, not by its index corner.
+
+    A hand's last index corner may lie over the line to the next box while the
+    card is still in its own. The card's centre decides where it lies firmly
+    inside an area (1.5 index scales or more). A card whose centre is near a line
+    goes with its hand: the area of the nearest neighbouring card (centres within
+    3.5 index scales) already decided, step by step along the hand from the cards
+    that lie firmly in an area. A card with no such neighbour goes by its centre,
+    or by its index where the centre is outside every area; either point may be
+    up to three index scales outside an area (a hand laid over a box line).
+    """
+    centres = [card_centre(r) for r in reads]
+    boxes: list[str | None] = []
+    decided: list[bool] = []
+    for read, (cx, cy) in zip(reads, centres, strict=True):
+        reach = 3.0 * read.scale
+        area, depth = layout.placed(cx, cy, reach)
+        if area is None:
+            area, depth = layout.placed(read.x, read.y, reach)
+        boxes.append(area)
+        decided.append(area is not None and depth >= FIRM_DEPTH * read.scale)
+    changed = True
+    while changed:
+        changed = False
+        for k, read in enumerate(reads):
+            if decided[k]:
+                continue
+            nearest, best = -1, HAND_LINK * read.scale
+            for j in range(len(reads)):
+                if decided[j] and boxes[j] is not None:
+                    distance = math.dist(centres[k], centres[j])
+                    if distance < best:
+                        nearest, best = j, distance
+            if nearest >= 0:
+                boxes[k] = boxes[nearest]
+                decided[k] = changed = True
+    return boxes
+
+
+# Two reads facing opposite ways whose cards' estimated centres are this close (in
+# index scales) are the two corners of one card.
+SAME_CARD = 1.5
 
 
 def merge_reads(reads: list[_Read]) -> list[_Read]:
@@ -176,18 +275,52 @@ def merge_reads(reads: list[_Read]) -> list[_Read]:
     kept: list[_Read] = []
     for read in ordered:
         duplicate = False
-        for other in kept:
+        for k, other in enumerate(kept):
             distance = float(np.hypot(read.x - other.x, read.y - other.y))
             if distance < 0.8 * max(read.scale, other.scale):
                 duplicate = True  # the same index read from another blob pair
             elif (read.card == other.card and distance < 9.0 * other.scale
                   and read.down[0] * other.down[0] + read.down[1] * other.down[1] < -0.7):
                 duplicate = True  # the opposite corner of the same card
+                kept[k] = replace(other, centre=((read.x + other.x) / 2,
+                                                 (read.y + other.y) / 2))
+
             if duplicate:
                 break
         if not duplicate:
             kept.append(read)
-    return kept
+    # A card whose two corners were read as different cards of one suit (a corner half
+    # hidden by the next card: a "6" read as "5") keeps its better read. Corners merged
+    # with their partner above are left alone (a hand's last card facing the others).
+    alone = [r for r in kept if r.centre is None]
+    return [r for r in kept
+            if r.centre is not None
+            or not any(other is not r and other.confidence >= r.confidence
+                       and other.card[1] == r.card[1]
+                       and r.down[0] * other.down[0] + r.down[1] * other.down[1] < -0.7
+                       and math.dist(card_centre(r), card_centre(other))
+                       < SAME_CARD * max(r.scale, other.scale)
+                       for other in alone)]
+
+
+def _geometric_mean(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-normalised geometric mean of two probability tables."""
+    mean = np.sqrt(a * b)
+    result: np.ndarray = mean / np.maximum(mean.sum(axis=1, keepdims=True), 1e-12)
+    return result
+
+
+def _named_net(info: dict[str, Any], key: str, folder: Path,
+               info_path: Path) -> cv2.dnn.Net | None:
+    """The network file `info[key]` names (beside the classifier), None if none is named."""
+    name = info.get(key)
+    if not name:
+        return None
+    path = folder / str(name)
+    if not path.exists():
+        raise ModelError(f"{path.name} (named in {info_path.name}) not found: "
+                         "retrain with `python tools/train_vision.py`")
+    return cv2.dnn.readNetFromONNX(str(path))
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:

@@ -36,13 +36,6 @@ pytest.importorskip("hwsim.camera.felt")
 
 SHARED = scenario_paths(SHARED_CASES)
 
-# Render seeds other than the harness's for a case (its file name's start). Case 07 lays
-# eight cards in box 1 (three split hands): at most seeds the last cards lie over the line
-# to box 2, and the recognizer keeps the read of such a card's far corner, in box 2, so
-# the table sees a card on a box without a bet (CARD_TO_EMPTY_BOX). That is a limit of the
-# recognizer (which corner decides a card's box), not of the loop these tests are about;
-# at this seed the hand stays inside its box.
-FELT_SEEDS = {"07-pontoon-sydney": 1}
 
 
 def _play(doc: dict[str, Any], tmp_path: Path, camera: str, **options: Any) -> HilResult:
@@ -186,9 +179,7 @@ def test_camera_only_a_shared_case_settles_as_expected(path: Path, tmp_path: Pat
     reason = camera_cannot_carry(doc)
     if reason is not None:
         pytest.skip(f"the camera alone cannot carry it: {reason}")
-    seed = next((s for prefix, s in FELT_SEEDS.items() if path.name.startswith(prefix)),
-                FELT_SEED)
-    result = _play(doc, tmp_path, "only", felt_seed=seed)
+    result = _play(doc, tmp_path, "only", felt_seed=FELT_SEED)
     assert result.passed, "\n".join(result.problems())
     cards = sum(1 for events in doc["rounds"] for e in events["events"] if "card" in e)
     assert result.camera["events"] >= cards  # every card came off the felt

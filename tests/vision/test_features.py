@@ -7,8 +7,16 @@ import numpy as np
 import pytest
 
 from vision.candidates import find_blobs, pair_blobs
-from vision.features import FEATURE_SIZE, cut_all, describe_crops, turn_features
-from vision.onnx_writer import DenseLayer, mlp_to_onnx
+from vision.features import (
+    CROP_H,
+    CROP_W,
+    FEATURE_SIZE,
+    cut_all,
+    describe_crops,
+    net_input,
+    turn_features,
+)
+from vision.onnx_writer import ConvLayer, DenseLayer, cnn_to_onnx, mlp_to_onnx
 
 
 def _index_picture() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -79,3 +87,51 @@ def test_onnx_mlp_matches_numpy(hidden: int) -> None:
     hidden_out = np.maximum(x @ w1 + b1, 0)
     np.testing.assert_allclose(out_a, hidden_out @ wa + ba, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(out_b, hidden_out @ wb + bb, rtol=1e-4, atol=1e-4)
+
+
+def _conv_relu_pool(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """Plain loops: same-padded k x k convolution, ReLU, 2x2 max pool (floor), NCHW."""
+    n, _c, h, w = x.shape
+    k = weight.shape[2]
+    padded = np.pad(x, ((0, 0), (0, 0), (k // 2, k // 2), (k // 2, k // 2)))
+    out = np.zeros((n, weight.shape[0], h, w), np.float64)
+    for dy in range(k):
+        for dx in range(k):
+            window = padded[:, :, dy:dy + h, dx:dx + w]
+            out += np.einsum("nchw,oc->nohw", window, weight[:, :, dy, dx])
+    out = np.maximum(out + bias[None, :, None, None], 0)
+    h2, w2 = h // 2, w // 2
+    return out[:, :, :2 * h2, :2 * w2].reshape(n, -1, h2, 2, w2, 2).max(axis=(3, 5))
+
+
+def test_onnx_cnn_matches_plain_arithmetic() -> None:
+    rng = np.random.default_rng(5)
+    conv1 = ConvLayer(rng.normal(size=(4, 3, 3, 3)).astype(np.float32),
+                      rng.normal(size=4).astype(np.float32))
+    conv2 = ConvLayer(rng.normal(size=(5, 4, 3, 3)).astype(np.float32),
+                      rng.normal(size=5).astype(np.float32))
+    flat = 5 * (CROP_H // 4) * (CROP_W // 4)
+    dense = DenseLayer(rng.normal(size=(flat, 6)).astype(np.float32) * 0.1,
+                       rng.normal(size=6).astype(np.float32))
+    head = DenseLayer(rng.normal(size=(6, 3)).astype(np.float32),
+                      rng.normal(size=3).astype(np.float32))
+    model = cnn_to_onnx([conv1, conv2], [dense], {"out": head}, (3, CROP_H, CROP_W))
+    net = cv2.dnn.readNetFromONNX(np.frombuffer(model, np.uint8))
+    x = rng.normal(size=(4, 3, CROP_H, CROP_W)).astype(np.float32)
+    net.setInput(x)
+    got = net.forward("out")
+    hidden = _conv_relu_pool(_conv_relu_pool(x, conv1.weight, conv1.bias), conv2.weight,
+                             conv2.bias)
+    want = np.maximum(hidden.reshape(4, -1) @ dense.weight + dense.bias, 0) @ head.weight
+    np.testing.assert_allclose(got, want + head.bias, rtol=1e-3, atol=1e-3)
+
+
+def test_the_verifier_input_does_not_change_with_the_light() -> None:
+    picture, rank, suit = _index_picture()
+    crops = cut_all(picture, rank[None], suit[None])
+    dim = (crops.astype(np.float32) * 0.55 + 10).astype(np.uint8)
+    bright, shaded = net_input(crops), net_input(dim)
+    assert bright.shape == (1, 3, CROP_H, CROP_W)
+    # Paper is near the top of the range, ink near the bottom, in either light.
+    assert bright.max() > 0.45 and bright.min() < -0.4
+    np.testing.assert_allclose(bright, shaded, atol=0.06)

@@ -73,3 +73,55 @@ def test_empty_felt_has_no_cards(recognizer: Recognizer) -> None:
 def test_wrong_frame_type_is_refused(recognizer: Recognizer) -> None:
     with pytest.raises(ValueError, match="BGR uint8"):
         recognizer.detect(np.zeros((10, 10), np.uint8))
+
+
+def _read(card: str, x: float, y: float, down: tuple[float, float] = (0.0, 1.0),
+          scale: float = 15.0) -> Any:
+    from vision.recognizer import _Read
+
+    return _Read(card, x, y, 0.9, scale, down)
+
+
+# Two boxes side by side: box1 left of x = 200, box2 right of it.
+_TWO_BOXES = layout_from_dict({"format": "table-layout/1", "image_size": [400, 300],
+                               "areas": {"box1": [[0, 0], [200, 0], [200, 300], [0, 300]],
+                                         "box2": [[200, 0], [400, 0], [400, 300],
+                                                  [200, 300]]}})
+
+
+def test_a_card_goes_by_its_centre_not_by_its_index_corner() -> None:
+    from vision.recognizer import boxes_of
+
+    # A card turned half round (its far corner read): the index lies in box2 at x = 215,
+    # the card reaches left and up from it into box1 (centre about 2 scales left).
+    far_corner = _read("9C", 215.0, 150.0, down=(0.0, -1.0))
+    # An upright card whose index is in box1 near the line: its body lies in box2.
+    upright = _read("5D", 190.0, 150.0, down=(0.0, 1.0))
+    assert boxes_of([far_corner, upright], _TWO_BOXES) == ["box1", "box2"]
+
+
+def test_a_card_on_a_box_line_goes_with_its_hand() -> None:
+    from vision.recognizer import boxes_of
+
+    # A hand fanned rightwards in box1; its last card's centre is just over the line
+    # (x = 203), within reach of the card before it (x = 170), which lies firmly in box1.
+    hand = [_read("8S", 100.0, 100.0), _read("8H", 135.0, 100.0), _read("9C", 173.0, 100.0)]
+    assert boxes_of(hand, _TWO_BOXES) == ["box1", "box1", "box1"]
+    # The same card alone is decided by its centre.
+    assert boxes_of([hand[2]], _TWO_BOXES) == ["box2"]
+
+
+def test_a_missing_verifier_file_is_reported(tmp_path: Any) -> None:
+    import json
+    import shutil
+
+    from vision.recognizer import MODEL_DIR, MODEL_FILE, ModelError
+
+    info = json.loads(MODEL_FILE.with_suffix(".json").read_text(encoding="utf-8"))
+    shutil.copy(MODEL_FILE, tmp_path / MODEL_FILE.name)
+    if info.get("filter_model"):
+        shutil.copy(MODEL_DIR / info["filter_model"], tmp_path / info["filter_model"])
+    info["verifier_model"] = "no_such_verifier.onnx"
+    (tmp_path / MODEL_FILE.with_suffix(".json").name).write_text(json.dumps(info))
+    with pytest.raises(ModelError, match="no_such_verifier.onnx"):
+        Recognizer(tmp_path / MODEL_FILE.name)

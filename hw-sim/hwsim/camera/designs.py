@@ -106,6 +106,36 @@ DESIGNS: dict[str, CardDesign] = {
             corner_radius=0.12, index_x=0.06, index_y=0.06, suit_size=0.10, suit_gap=0.25,
             face_art="letter", art_colours=((160, 110, 40), (60, 60, 200), (40, 160, 200)),
             pip_layout="single", back_pattern="rings", back_colour=(100, 30, 110)),
+        # Added to widen the tuning set: a heavy sans, a serif close to a double
+        # border, a slanted sans and a small plain index.
+        CardDesign(
+            name="bold_sans", font_face=cv2.FONT_HERSHEY_SIMPLEX, font_italic=False,
+            rank_height=0.18, font_thickness=0.2, red=(25, 15, 195), black=(15, 15, 15),
+            stock=(244, 246, 240), border="frame", border_colour=(20, 20, 150),
+            corner_radius=0.06, index_x=0.05, index_y=0.055, suit_size=0.12, suit_gap=0.16,
+            face_art="geometric", art_colours=((150, 100, 20), (30, 170, 240), (25, 15, 195)),
+            pip_layout="single", back_pattern="lattice", back_colour=(20, 100, 20)),
+        CardDesign(
+            name="complex_double", font_face=cv2.FONT_HERSHEY_COMPLEX, font_italic=False,
+            rank_height=0.15, font_thickness=0.11, red=(40, 20, 200), black=(30, 25, 25),
+            stock=(240, 246, 248), border="double", border_colour=(100, 100, 100),
+            corner_radius=0.08, index_x=0.064, index_y=0.064, suit_size=0.1, suit_gap=0.2,
+            face_art="letter", art_colours=((90, 40, 150), (40, 190, 220), (40, 20, 200)),
+            pip_layout="classic", back_pattern="dots", back_colour=(150, 40, 40)),
+        CardDesign(
+            name="slanted_simplex", font_face=cv2.FONT_HERSHEY_SIMPLEX, font_italic=True,
+            rank_height=0.16, font_thickness=0.13, red=(50, 30, 215), black=(25, 25, 40),
+            stock=(250, 248, 244), border="line", border_colour=(60, 60, 60),
+            corner_radius=0.07, index_x=0.058, index_y=0.058, suit_size=0.11, suit_gap=0.22,
+            face_art="framed", art_colours=((40, 120, 160), (60, 200, 200), (50, 30, 215)),
+            pip_layout="classic", back_pattern="stripes", back_colour=(60, 60, 140)),
+        CardDesign(
+            name="tiny_plain", font_face=cv2.FONT_HERSHEY_PLAIN, font_italic=False,
+            rank_height=0.12, font_thickness=0.15, red=(30, 10, 180), black=(40, 40, 40),
+            stock=(248, 250, 250), border="line", border_colour=(30, 10, 180),
+            corner_radius=0.05, index_x=0.06, index_y=0.06, suit_size=0.09, suit_gap=0.25,
+            face_art="letter", art_colours=((20, 20, 20), (20, 150, 220), (30, 10, 180)),
+            pip_layout="single", back_pattern="rings", back_colour=(40, 40, 40)),
         # Held out: never seen while training or tuning the recognizer.
         CardDesign(
             name="triplex_serif", font_face=cv2.FONT_HERSHEY_TRIPLEX, font_italic=False,
@@ -126,7 +156,7 @@ DESIGNS: dict[str, CardDesign] = {
 
 TUNING_DESIGNS: tuple[str, ...] = (
     "classic_duplex", "casino_jumbo", "royal_complex", "plain_sans", "small_complex",
-    "slim_simplex",
+    "slim_simplex", "bold_sans", "complex_double", "slanted_simplex", "tiny_plain",
 )
 HELD_OUT_DESIGNS: tuple[str, ...] = ("triplex_serif", "italic_duplex")
 
