@@ -2,9 +2,11 @@
 
 The simulated table of `tablectl run --sim` deals rounds (7 boxes): the
 virtual shoe writes each CARD frame to a pseudo-terminal, the daemon's
-ShoeLink reader (pyserial) delivers it to the table service, which applies it,
-journals and commits it (SQLite on disk, synchronous=FULL), updates the lamps
-and then acknowledges the frame; the shoe reads the ACK.
+ShoeLink reader (pyserial) delivers it to the table service, whose loop applies
+it and updates the lamps; its committer thread stores it (SQLite on disk,
+synchronous=FULL) and then acknowledges the frame; the shoe reads the ACK. The
+dealer here waits for every card to be stored before the next (`SimStack`), so
+each card is timed on its own.
 
 Measured, per card, on one clock (CLOCK_MONOTONIC):
 
@@ -41,6 +43,7 @@ from daemon_stack import (
     stack_parser,
 )
 
+from table.journal import SealedBatch
 from tablectl.sim import SIM_PIN_MAP
 
 WATCHED_LAMPS = ("draw", "stand", "alarm")
@@ -72,23 +75,23 @@ class Stamps:
 
 def instrument(stack: SimStack, stamps: Stamps) -> None:
     journal = stack.service.journal
-    real_commit = journal.commit
+    real_write = journal.write  # the service's committer thread stores each batch so
 
-    def commit() -> int:
+    def write(batch: SealedBatch) -> int:
         started = time.monotonic_ns()
-        result = real_commit()
+        result = real_write(batch)
         stamps.last_commit_start_ns = started
         stamps.last_commit_end_ns = time.monotonic_ns()
         return result
 
-    journal.commit = commit  # type: ignore[method-assign]
+    journal.write = write  # type: ignore[method-assign]
 
     assert stack.daemon.shoe is not None
     reader: Any = stack.daemon.shoe.reader
     real_ack = reader.ack
 
     def ack(seq: int) -> bool:
-        # Called in the service's answer, after the commit that stored the frame.
+        # Called in the committer's answer, after the commit that stored the frame.
         stamps.commit_end_for[seq] = stamps.last_commit_end_ns
         stamps.commit_took_for[seq] = stamps.last_commit_end_ns - stamps.last_commit_start_ns
         return bool(real_ack(seq))

@@ -11,10 +11,9 @@ were ever imported; its memory map is checked for OpenCV's libraries too.
 Target: under 64 MB, flat over time.
 
 gpiozero's mock pins keep every state change they ever had in a list (real
-pins keep none); so that the figure is the daemon's and not the mock's
-bookkeeping, the child's mock pins keep their last 16 changes.
-`--keep-pin-history` leaves gpiozero's mock pins as they are, to see the
-difference.
+pins keep none); the daemon's own mock pins (GPIOZERO_PIN_FACTORY=mock: a
+table without lamps) keep their last 16 changes, so the figure is the
+daemon's and not the mock's bookkeeping.
 
     .venv/bin/python benchmarks/bench_daemon_memory.py [--rounds N] [--every N] [--journal-dir DIR]
 """
@@ -34,31 +33,14 @@ from pathlib import Path
 from typing import Any
 
 CHILD = "--daemon-child"
-PIN_HISTORY = 16
 TARGET_MB = 64.0
 
 
 # -- the child: the daemon alone ------------------------------------------------------
 
 
-def bound_mock_pin_history(keep: int) -> None:
-    """gpiozero's mock pins append every change to `states` for ever: keep the last few."""
-    from collections import deque
-    from time import monotonic
-
-    from gpiozero.pins import mock
-
-    def clear_states(pin: Any) -> None:
-        pin._last_change = monotonic()
-        pin.states = deque([mock.PinState(0.0, pin._state)], maxlen=keep)
-
-    mock.MockPin.clear_states = clear_states  # type: ignore[method-assign]
-
-
-def run_child(config: str, keep_pin_history: bool) -> int:
+def run_child(config: str) -> int:
     os.environ["GPIOZERO_PIN_FACTORY"] = "mock"
-    if not keep_pin_history:
-        bound_mock_pin_history(PIN_HISTORY)
     from tablectl.cli import main as cli_main
 
     code = cli_main(["run", "--config", config])
@@ -106,7 +88,7 @@ def write_config(folder: Path, shoe_path: str, journal: Path, port: int) -> Path
 
 def main() -> int:
     if len(sys.argv) >= 3 and sys.argv[1] == CHILD:
-        return run_child(sys.argv[2], "--keep-pin-history" in sys.argv[3:])
+        return run_child(sys.argv[2])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=10_000)
     parser.add_argument("--every", type=int, default=1000, help="rounds between samples")
@@ -115,8 +97,6 @@ def main() -> int:
     parser.add_argument("--mistakes", type=float, default=0.02)
     parser.add_argument("--journal-dir", default=None,
                         help="folder for the journal (default: the system's temporary folder)")
-    parser.add_argument("--keep-pin-history", action="store_true",
-                        help="leave gpiozero's mock pins keeping every change")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
 
@@ -125,6 +105,7 @@ def main() -> int:
     from hwsim.dealer.shoes import seeded_shoe
     from hwsim.shoe import VirtualShoe
 
+    from firmware_bridge.panel.mock_pins import DAEMON_PIN_HISTORY
     from table.profiles import load_profile
     from tablectl.links import HttpTableLink
 
@@ -139,8 +120,6 @@ def main() -> int:
         port = free_port()
         config = write_config(folder, shoe.path, journal, port)
         command = [sys.executable, os.path.abspath(__file__), CHILD, str(config)]
-        if args.keep_pin_history:
-            command.append("--keep-pin-history")
         log_path = folder / "daemon.log"
         with open(log_path, "wb") as log:
             child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log,
@@ -189,8 +168,7 @@ def main() -> int:
 
     print(machine)
     print(disk_line(journal))
-    history = "every change (gpiozero's own)" if args.keep_pin_history else \
-        f"the last {PIN_HISTORY} changes"
+    history = f"the last {DAEMON_PIN_HISTORY} changes"
     print(f"daemon: `tablectl run --config` in a child process (pid {child.pid}), no camera, "
           f"local API on, mock pins keeping {history}; dealer and shoe in this process, "
           f"{args.boxes} boxes")

@@ -80,6 +80,49 @@ def figure_line(label: str, values_ms: Sequence[float]) -> str:
             f"max {p['max']:8.3f} ms  ({len(values_ms)} samples)")
 
 
+class ThreadCpu:
+    """CPU time per thread of this process (Linux /proc), by thread name: looked at
+    every `every_s` while running, so threads that end before `stop()` count too."""
+
+    def __init__(self, every_s: float = 0.2) -> None:
+        self.every_s = every_s
+        self.seconds: dict[str, tuple[float, float]] = {}  # name -> (user, system)
+        self._done = threading.Event()
+        self._watcher = threading.Thread(target=self._watch, name="cpu-watcher", daemon=True)
+
+    def start(self) -> None:
+        self._watcher.start()
+
+    def stop(self) -> dict[str, tuple[float, float]]:
+        self._done.set()
+        self._watcher.join()
+        self._look()
+        return dict(self.seconds)
+
+    def _watch(self) -> None:
+        while not self._done.wait(self.every_s):
+            self._look()
+
+    def _look(self) -> None:
+        tick = os.sysconf("SC_CLK_TCK")
+        for thread in threading.enumerate():
+            if thread.native_id is None or thread is self._watcher:
+                continue
+            try:
+                with open(f"/proc/self/task/{thread.native_id}/stat", encoding="ascii") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # ended meanwhile, or not Linux
+            self.seconds[thread.name] = (int(fields[11]) / tick, int(fields[12]) / tick)
+
+
+def thread_cpu_lines(seconds: dict[str, tuple[float, float]], rounds: int) -> list[str]:
+    busiest = sorted(seconds.items(), key=lambda item: -sum(item[1]))
+    return [f"    {name:<16} {user + system:6.2f} s ({user:.2f} user, {system:.2f} system) "
+            f"= {(user + system) / rounds * 1000:5.2f} ms per round"
+            for name, (user, system) in busiest if user + system >= 0.01]
+
+
 def journal_folder(where: str | None) -> tempfile.TemporaryDirectory[str]:
     """A fresh folder for the journal: under `where`, or the system's temporary folder."""
     if where is not None:
