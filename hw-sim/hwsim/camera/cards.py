@@ -83,8 +83,9 @@ def _index_glyph_width(design: CardDesign, rank_h: int, label: str) -> int:
 
 
 def _draw_index(img: np.ndarray, rank: str, suit: str, design: CardDesign, width: int,
-                colour: Colour) -> Box:
-    """Draw the top-left index on `img` (a card `width` pixels wide); return its box."""
+                colour: Colour) -> tuple[Box, Box]:
+    """Draw the top-left index on `img` (a card `width` pixels wide); return the boxes
+    of its rank glyph and its suit pip."""
     rank_h, suit_size, x0, y0, suit_cy = _index_layout(design, width)
     glyph = _rank_glyph(_rank_label(rank), design.font, rank_h, design.font_thickness)
     gh, gw = glyph.shape
@@ -99,9 +100,13 @@ def _draw_index(img: np.ndarray, rank: str, suit: str, design: CardDesign, width
     alpha = (glyph.astype(np.float32) / 255.0)[:, :, None]
     region[:] = (region * (1 - alpha) + np.array(colour, np.float32) * alpha).astype(np.uint8)
     draw_pip(img, suit, cx, suit_cy, suit_size, colour)
-    x_left = min(gx, cx - suit_size / 2)
-    x_right = max(gx + gw, cx + suit_size / 2)
-    return (x_left, float(gy), x_right, suit_cy + suit_size / 2)
+    half = suit_size / 2
+    return ((float(gx), float(gy), float(gx + gw), float(gy + gh)),
+            (cx - half, suit_cy - half, cx + half, suit_cy + half))
+
+
+def _union(a: Box, b: Box) -> Box:
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
 
 
 def _mirrored(box: Box, width: int, height: int) -> Box:
@@ -110,14 +115,27 @@ def _mirrored(box: Box, width: int, height: int) -> Box:
 
 
 @lru_cache(maxsize=1024)
-def index_boxes(design: CardDesign, width_px: int, rank: str) -> tuple[Box, Box]:
-    """The top-left and bottom-right index boxes (rank and pip) of one rank, card pixels."""
+def glyph_boxes(design: CardDesign, width_px: int, rank: str) -> tuple[tuple[Box, Box],
+                                                                      tuple[Box, Box]]:
+    """The (rank glyph, suit pip) boxes of one rank's top-left and bottom-right
+    index, card pixels."""
     big_w = width_px * SUPERSAMPLE
     scratch = np.zeros((card_height(width_px) * SUPERSAMPLE, big_w, 3), np.uint8)
-    x0, y0, x1, y1 = (v / SUPERSAMPLE for v in _draw_index(scratch, rank, "S", design, big_w,
-                                                           (255, 255, 255)))
-    top_left = (x0, y0, x1, y1)
-    return top_left, _mirrored(top_left, width_px, card_height(width_px))
+    rank_big, suit_big = _draw_index(scratch, rank, "S", design, big_w, (255, 255, 255))
+    rank_box, suit_box = _scaled(rank_big, 1 / SUPERSAMPLE), _scaled(suit_big, 1 / SUPERSAMPLE)
+    height = card_height(width_px)
+    return ((rank_box, suit_box),
+            (_mirrored(rank_box, width_px, height), _mirrored(suit_box, width_px, height)))
+
+
+def _scaled(box: Box, factor: float) -> Box:
+    return (box[0] * factor, box[1] * factor, box[2] * factor, box[3] * factor)
+
+
+def index_boxes(design: CardDesign, width_px: int, rank: str) -> tuple[Box, Box]:
+    """The top-left and bottom-right index boxes (rank and pip) of one rank, card pixels."""
+    top_left, bottom_right = glyph_boxes(design, width_px, rank)
+    return _union(*top_left), _union(*bottom_right)
 
 
 @lru_cache(maxsize=256)

@@ -6,9 +6,13 @@ owner map, so what a later card or chip covers is known exactly. The camera
 then looks at the plane through a homography (tilt), and the room adds uneven
 light, glare, hand shadows, motion blur, sensor noise and JPEG artefacts.
 
-A card's index corner is in the truth when at least 80% of its index area is
-that card's own pixels (not under a later card, a face-down card or a chip)
-and at least 80% of it lies inside the frame.
+A card's index corner is in the truth when at least 80% of its index area, and
+at least 80% of each of its two glyphs (the rank and the suit pip), is that
+card's own pixels (not under a later card, a face-down card, a chip or an arm),
+and at least 80% of it lies inside the frame: a corner whose suit pip is a
+third under a chip has lost the half of the pip that tells a heart from a
+spade, however open the rest of the corner is. A corner 30-80% open by the
+same measure is partly open: neither required nor wrong to read.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from hwsim.camera.camera_view import (
 from hwsim.camera.cards import (
     card_geometry,
     card_height,
+    glyph_boxes,
     index_boxes,
     parse_card,
     render_back,
@@ -167,6 +172,7 @@ class _PlacedCard:
     box: str
     owner_id: int
     index_quads: list[np.ndarray]  # canvas coordinates, one 4x2 quad per index corner
+    glyph_quads: list[tuple[np.ndarray, np.ndarray]]  # per corner: rank glyph, suit pip
 
 
 def _print_felt(canvas: TablePlane, rng: np.random.Generator, geometry: TableGeometry,
@@ -291,9 +297,10 @@ def _truth(placed: Sequence[_PlacedCard], canvas: TablePlane, view: CameraView,
     for pc in placed:
         points: list[tuple[float, float]] = []
         partial: list[tuple[float, float]] = []
-        for quad in pc.index_quads:
+        for quad, glyphs in zip(pc.index_quads, pc.glyph_quads, strict=True):
             frame_quad = view.project(quad)
             open_share = min(canvas.own_fraction(quad, pc.owner_id),
+                             *(canvas.own_fraction(glyph, pc.owner_id) for glyph in glyphs),
                              in_frame_fraction(frame_quad, frame_size))
             cx, cy = frame_quad.mean(axis=0)
             if open_share >= MIN_VISIBLE:
@@ -344,8 +351,10 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
             owner_id = len(placed) + 1
             canvas.paste(render_card(card, design, spec.card_width), canvas_m, owner_id, shadow)
             own_quads = [box_quad(b) for b in index_boxes(design, spec.card_width, card[0])]
+            own_glyphs = [(apply(canvas_m, box_quad(rank_box)), apply(canvas_m, box_quad(suit_box)))
+                          for rank_box, suit_box in glyph_boxes(design, spec.card_width, card[0])]
             placed.append(_PlacedCard(card, name, owner_id,
-                                      [apply(canvas_m, q) for q in own_quads]))
+                                      [apply(canvas_m, q) for q in own_quads], own_glyphs))
             card_quads.append(apply(canvas_m, np.array(
                 [[0, 0], [spec.card_width, 0], [spec.card_width, ch], [0, ch]], float)))
 
