@@ -267,6 +267,10 @@ def boxes_of(reads: list[_Read], layout: Layout) -> list[str | None]:
 # Two reads facing opposite ways whose cards' estimated centres are this close (in
 # index scales) are the two corners of one card.
 SAME_CARD = 1.5
+# Two reads of one card code facing opposite ways this close (in index scales) are
+# its two corners. Printed, the corners lie 5 to 9.5 index scales apart, depending on
+# the design; a "10" or a blurred index measures up to a fifth smaller.
+OPPOSITE_CORNERS = 12.0
 
 
 def merge_reads(reads: list[_Read]) -> list[_Read]:
@@ -279,7 +283,8 @@ def merge_reads(reads: list[_Read]) -> list[_Read]:
             distance = float(np.hypot(read.x - other.x, read.y - other.y))
             if distance < 0.8 * max(read.scale, other.scale):
                 duplicate = True  # the same index read from another blob pair
-            elif (read.card == other.card and distance < 9.0 * other.scale
+            elif (read.card == other.card
+                  and distance < OPPOSITE_CORNERS * max(read.scale, other.scale)
                   and read.down[0] * other.down[0] + read.down[1] * other.down[1] < -0.7):
                 duplicate = True  # the opposite corner of the same card
                 kept[k] = replace(other, centre=((read.x + other.x) / 2,

@@ -125,3 +125,18 @@ def test_a_missing_verifier_file_is_reported(tmp_path: Any) -> None:
     (tmp_path / MODEL_FILE.with_suffix(".json").name).write_text(json.dumps(info))
     with pytest.raises(ModelError, match="no_such_verifier.onnx"):
         Recognizer(tmp_path / MODEL_FILE.name)
+
+
+@pytest.mark.parametrize("design_name", designs_module.TUNING_DESIGNS)
+def test_both_corners_of_a_lone_card_make_one_read(recognizer: Recognizer,
+                                                   design_name: str) -> None:
+    # A card alone shows both index corners; the tracker would take a second read as a
+    # second card. Designs differ in how far apart the corners lie in index scales
+    # (5 to 9.5 at the printed size, more where blur shrinks the measured scale).
+    spec = camera.SceneSpec(boxes={"box1": ["TH"], "box2": ["QS"], "box3": ["7D"]},
+                            dealer=["KC"], card_width=100, hand_rotation=20, felt_print=False)
+    for seed in (1, 2):
+        scene = camera.render_scene(spec, designs_module.DESIGNS[design_name], seed)
+        both = {t.card for t in scene.truth if len(t.index_points) == 2}
+        reads = [d.card for d in recognizer.detect(scene.image) if d.card in both]
+        assert sorted(reads) == sorted(both), (design_name, seed)
