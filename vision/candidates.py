@@ -116,9 +116,11 @@ def _glyph_components(ink: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
 def find_blobs(frame: np.ndarray) -> Blobs:
     """Ink blobs of glyph size lying on card-white ground.
 
-    Two passes, the second adding only glyphs the first did not cover: the loose
-    ink mask, then the strict one thinned by a pixel (a glyph printed touching a
-    border line comes free of it).
+    Two passes: the loose ink mask, then the strict one thinned by a pixel (a
+    glyph printed touching a border line comes free of it). The second adds the
+    glyphs the first did not cover, and those it found run together: where one
+    loose blob holds several strict ones (a rank and its pip smeared into one by
+    motion blur), the strict ones are kept beside it.
     """
     blue, green, red = cv2.split(frame)
     darkest = cv2.min(cv2.min(blue, green), red)
@@ -138,7 +140,10 @@ def find_blobs(frame: np.ndarray) -> Blobs:
                   & (t_centres[:, None, 0] <= boxes[None, :, 0] + boxes[None, :, 2])
                   & (t_centres[:, None, 1] >= boxes[None, :, 1])
                   & (t_centres[:, None, 1] <= boxes[None, :, 1] + boxes[None, :, 3]))
-        new = ~inside.any(axis=1)
+        # A strict blob is new where no loose blob covers it, or where its loose
+        # blob holds two or more strict ones: blur ran those glyphs into one.
+        merged = inside.sum(axis=0) >= 2
+        new = ~inside.any(axis=1) | (inside & merged[None, :]).any(axis=1)
         t_boxes, t_longest, t_centres = t_boxes[new], t_longest[new], t_centres[new]
     boxes = np.concatenate([boxes, t_boxes])
     longest = np.concatenate([longest, t_longest])
