@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table.ref_filter import RefFilter
+
 FORMAT_NAME = "tablectl-journal"
 FORMAT_VERSION = 1
 # PRAGMA application_id: "TBJL" as a big-endian 32-bit integer.
@@ -153,6 +155,8 @@ class Journal:
         # Sealed batches not yet written, oldest first.
         self._in_flight: deque[SealedBatch] = deque()
         self._writer: sqlite3.Connection | None = None
+        # References stored or on their way (None read-only: always ask the database).
+        self._ref_filter: RefFilter | None = None
         if read_only:
             self._open_read_only()
             return
@@ -199,6 +203,8 @@ class Journal:
                 check_same_thread=False,
             )
             _configure(self._writer)
+            self._ref_filter = RefFilter(self._db.execute(
+                "SELECT source, source_ref FROM events WHERE source_ref IS NOT NULL"))
             if max_pages is not None:
                 self.max_pages = max_pages
         except sqlite3.Error as error:
@@ -350,12 +356,16 @@ class Journal:
         return None
 
     def append(
-        self, event: Mapping[str, Any], source: str, source_ref: str | int | None = None
+        self, event: Mapping[str, Any], source: str, source_ref: str | int | None = None,
+        *, known_new: bool = False,
     ) -> int:
         """Add an event to the pending batch; returns its seq (stored once committed).
 
         Raises `AlreadyStored` when `source_ref` was already stored (or is
         pending) for `source`: a re-sent shoe frame is then a no-op.
+        `known_new`: the caller has just looked the reference up
+        (`seq_of_source_ref`) on the only thread that appends, so it is not looked
+        up again (the database would still refuse a duplicate at commit).
         """
         self._refuse_if_read_only()
         if not isinstance(source, str) or not source:
@@ -363,7 +373,7 @@ class Journal:
         text = _event_text(event)
         ref = None if source_ref is None else str(source_ref)
         with self._lock:
-            if ref is not None:
+            if ref is not None and not known_new:
                 seq = self._seq_of_ref(source, ref)
                 if seq is not None:
                     raise AlreadyStored(source, ref, seq)
@@ -371,6 +381,8 @@ class Journal:
             self._pending.events.append((seq, source, ref, text))
             if ref is not None:
                 self._pending.refs[(source, ref)] = seq
+                if self._ref_filter is not None:
+                    self._ref_filter.add(source, ref)
             return seq
 
     def append_many(self, items: Iterable[tuple[Mapping[str, Any], str, str | int | None]]) -> int:
@@ -397,6 +409,8 @@ class Journal:
             if sealed is not None:
                 return sealed
         # A batch leaves the in-flight list only after its commit: it is then here.
+        if self._ref_filter is not None and not self._ref_filter.may_contain(source, ref):
+            return None
         rows = self._query(
             "SELECT seq FROM events WHERE source = ? AND source_ref = ?", (source, ref)
         )

@@ -124,6 +124,26 @@ def test_a_resent_shoe_frame_is_recognised_as_already_stored(path: Path) -> None
         assert journal.pending_count == 0
 
 
+def test_a_new_reference_is_told_apart_without_asking_the_database(path: Path) -> None:
+    with Journal(path) as journal:
+        for n in range(1, 201):
+            journal.append({"card": "7S"}, "shoe", f"1:{n}")
+        journal.commit()
+    with Journal(path) as journal:  # the stored references are known after a reopen
+        statements: list[str] = []
+        journal._db.set_trace_callback(statements.append)
+        for n in range(201, 401):
+            assert journal.seq_of_source_ref("shoe", f"1:{n}") is None
+        # 200 new references: at 2 bits of 16 million each, all but a stray few are
+        # answered in memory.
+        assert len(statements) <= 2
+        # A stored one is always found (in the database).
+        assert journal.seq_of_source_ref("shoe", "1:57") == 57
+        assert any("source_ref" in statement for statement in statements)
+        with pytest.raises(AlreadyStored):
+            journal.append({"card": "7S"}, "shoe", "1:200")
+
+
 def test_bad_events_are_refused_and_nothing_is_pending(path: Path) -> None:
     with Journal(path) as journal:
         for bad in ({"card": "7S", "deal": {}}, {}, ["card", "7S"], {"bet": {"amount": 1e999}}):
