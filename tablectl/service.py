@@ -85,6 +85,9 @@ class Submission:
 
 
 Listener = Callable[["TableService"], None]
+# Called after each round of answers (on the thread that answered), e.g. to send
+# the shoe one cumulative acknowledgement for every frame just stored.
+AnsweredHook = Callable[[], None]
 
 
 @dataclass(frozen=True)
@@ -127,8 +130,9 @@ class TableService:
         for key, outcome in recent_answers:
             self._remember(key, outcome)
         self.status = ServiceStatus()
-        self._inbox: queue.Queue[Submission | None] = queue.Queue()
+        self._inbox: queue.SimpleQueue[Submission | None] = queue.SimpleQueue()
         self._listeners: list[Listener] = []
+        self._answered_hooks: list[AnsweredHook] = []
         rounds = journal.rounds()
         self._recorded_round = rounds[-1].round_no if rounds else 0
         self.journal_fault: str | None = None
@@ -195,6 +199,10 @@ class TableService:
     def on_change(self, listener: Listener) -> None:
         """Called on the loop thread after every applied batch (lamps, display)."""
         self._listeners.append(listener)
+
+    def after_answers(self, hook: AnsweredHook) -> None:
+        """Call `hook` after each round of answers, once every reply of it was given."""
+        self._answered_hooks.append(hook)
 
     def stop(self) -> None:
         self.stop_requested.set()
@@ -345,6 +353,8 @@ class TableService:
                 )
             if submission.reply is not None:
                 submission.reply(receipt)
+        for hook in self._answered_hooks:
+            hook()
 
     def notify(self) -> None:
         due, view = self.table.due(), self.table.view()
@@ -389,7 +399,7 @@ class TableService:
                 self._remember((source, source_ref), outcome)
             # Before the append: the event that began a round is the new round's first.
             self._record_finished_rounds()
-            seq = self.journal.append(event, source, source_ref)
+            seq = self.journal.append(event, source, source_ref, known_new=True)
         except (JournalError, ValueError) as error:
             self._journal_failed(error)
             return Receipt(False, False, self.journal_fault)

@@ -89,6 +89,14 @@ class ShoeFeed:
         # Called on the table's loop with each ShoeLink frame's seq right after it is
         # applied (the simulated table's dealer keeps count).
         self.on_handled: Callable[[int], None] | None = None
+        # Where each ShoeLink frame's submission goes, with the frame's ordinal (1 for
+        # the first this reader delivered): the service, unless the simulated table
+        # puts the frames in order with its dealer's events (`tablectl.sim_order`).
+        self.route: Callable[[int, Submission], None] | None = None
+        self._frames_delivered = 0
+        # The newest frame stored in the round of answers going on (ACK is
+        # cumulative: one ACK after the round covers every frame in it).
+        self._ack_due: int | None = None
         last = parse_ref(service.journal.last_source_ref(SOURCE))
         self._epoch, self._last_seq = (last.epoch, last.seq) if last else (0, 0)
         known_uptime = last.uptime_ms if last else None
@@ -108,6 +116,8 @@ class ShoeFeed:
             raise ValueError(f"unknown shoe driver {driver!r}: shoelink or text")
 
     def start(self) -> None:
+        if isinstance(self.reader, ShoeLinkReader):
+            self.service.after_answers(self._send_due_ack)
         self.reader.start()
 
     def stop(self) -> None:
@@ -132,10 +142,14 @@ class ShoeFeed:
         self._last_seq = event.seq
         assert isinstance(self.reader, ShoeLinkReader)
         ref = str(FrameRef(self._epoch, event.seq, self.reader.shoe_uptime_ms))
-        self.service.submit(
-            Submission(self._table_event(event), SOURCE, ref, reply=self._acknowledger(event.seq),
-                       handled=self._handler(event.seq))
-        )
+        submission = Submission(self._table_event(event), SOURCE, ref,
+                                reply=self._acknowledger(event.seq),
+                                handled=self._handler(event.seq))
+        self._frames_delivered += 1
+        if self.route is not None:
+            self.route(self._frames_delivered, submission)
+        else:
+            self.service.submit(submission)
 
     @staticmethod
     def _table_event(event: ShoeCard | ShoeUnreadable | ShoeStatus) -> dict[str, Any] | None:
@@ -149,14 +163,18 @@ class ShoeFeed:
             return None
         return {"shoe": status}
 
-    def _acknowledger(self, seq: int) -> Any:
-        reader = self.reader
-
+    def _acknowledger(self, seq: int) -> Reply:
         def acknowledge(receipt: Receipt) -> None:
-            if receipt.stored and isinstance(reader, ShoeLinkReader):
-                reader.ack(seq)
+            if receipt.stored:
+                self._ack_due = seq  # answers come in order: this is the newest
 
         return acknowledge
+
+    def _send_due_ack(self) -> None:
+        """After a round of answers (committer thread): one cumulative ACK."""
+        seq, self._ack_due = self._ack_due, None
+        if seq is not None and isinstance(self.reader, ShoeLinkReader):
+            self.reader.ack(seq)
 
     def _handler(self, seq: int) -> Reply:
         def handled(_: Receipt) -> None:

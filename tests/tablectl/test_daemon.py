@@ -620,3 +620,31 @@ def test_without_lamps_the_mock_pins_forget_old_changes(
         assert alarm.state == 0  # and it still drives the pin
     finally:
         daemon.close()
+
+
+def test_one_cumulative_ack_covers_every_frame_of_a_commit(bench: Bench) -> None:
+    """ACK is cumulative: after a commit that stored several frames the shoe hears
+    one ACK, for the newest of them, and only once they are all in the file."""
+    cards = seeded_shoe(load_profile("casinos-austria"), 9)[:40]
+    shoe = bench.start_shoe([*cards, "2C"])  # one left: no "empty" status
+    running = bench.open()
+    journal = running.service.journal
+    real_write = journal.write
+    sizes: list[int] = []
+    disk_free = threading.Event()
+
+    def slow_write(batch: Any) -> int:
+        sizes.append(batch.size)
+        assert disk_free.wait(10.0)  # the first commit waits while the cards come
+        return real_write(batch)
+
+    journal.write = slow_write  # type: ignore[method-assign]
+    shoe.draw(len(cards))
+    wait_for(lambda: shoe.cards_dealt == len(cards), "every card out of the shoe")
+    disk_free.set()
+    bench.check_every_frame_stored_once_and_acked_after()
+    wait_for(lambda: journal.unstored_count == 0, "the journal caught up")
+    assert sum(sizes) == len(cards) + 1 and len(sizes) < len(cards)  # and "loaded"
+    # One ACK per commit (re-sends aside, none here), not one per frame.
+    assert len(shoe.ack_log) == len(sizes)
+    assert shoe.ack_log[-1] == shoe.records[-1].seq
