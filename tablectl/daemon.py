@@ -79,6 +79,9 @@ class Daemon:
         self.journal: Journal | None = None
         self.service: TableService | None = None
         self.shoe: ShoeFeed | None = None
+        # Called with the shoe's feed before its reader starts (the simulated table
+        # routes the frames and counts them from the first).
+        self.prepare_shoe: Callable[[ShoeFeed], None] | None = None
         self.api: ApiServer | None = None
         self.camera: Any = None
         self._closers: list[Callable[[], None]] = []
@@ -223,6 +226,8 @@ class Daemon:
             return
         self.shoe = ShoeFeed(self.service, shoe.driver, shoe.port, baudrate=shoe.baudrate,
                              fresh_shoe=self.fresh_shoe)
+        if self.prepare_shoe is not None:
+            self.prepare_shoe(self.shoe)
         self.shoe.start()
         self._closers.append(self.shoe.stop)
 

@@ -46,7 +46,7 @@ class ServiceForward:
     tables no longer the same) or an event not stored is kept in `error`, and
     the next event handed on raises it."""
 
-    def __init__(self, service: TableService, frames_taken: Callable[[], int],
+    def __init__(self, service: TableService, frames_taken: Callable[[], int] = lambda: 0,
                  source: str = "sim") -> None:
         self.service = service
         self.frames_taken = frames_taken
@@ -57,14 +57,21 @@ class ServiceForward:
 
     def __call__(self, event: dict[str, Any], ref: str, after_frames: int,
                  expected: Outcome) -> None:
-        if self.error is not None:
-            raise DealerError(self.error)
         frames_taken = self.frames_taken
 
         def ready() -> bool:
             return frames_taken() >= after_frames
 
-        def applied(receipt: Receipt) -> None:
+        self.service.submit(self.submission(event, ref, expected, ready))
+
+    def submission(self, event: dict[str, Any], ref: str, expected: Outcome,
+                   ready: Callable[[], bool] | None = None) -> Submission:
+        """The event as a submission that checks the table's answer against
+        `expected`; raises the error kept from an earlier one."""
+        if self.error is not None:
+            raise DealerError(self.error)
+
+        def handled(receipt: Receipt) -> None:
             self.applied += 1  # on the loop thread only
             if (receipt.malformed or receipt.accepted != expected.accepted
                     or receipt.flags != expected.flags):
@@ -78,8 +85,7 @@ class ServiceForward:
                 self.error = f"the table did not store {event} (ref {ref}): {receipt.reason}"
 
         self.forwarded += 1
-        self.service.submit(Submission(event, self.source, ref, reply=stored,
-                                       applied=applied, ready=ready))
+        return Submission(event, self.source, ref, reply=stored, handled=handled, ready=ready)
 
     def wait_applied(self, timeout_s: float) -> bool:
         """True once the table has applied every event handed on."""

@@ -3,35 +3,47 @@
 A virtual ShoeLink shoe on a pseudo-terminal (the daemon reads it with
 pyserial, as it would a real one), a virtual dealer who deals real rounds by
 the profile's rules with basic-strategy players and the occasional mistake,
-lamps and buttons on gpiozero's mock pins, and a journal in a local file.
+lamps and buttons on gpiozero's mock pins, and a journal in a local file. The
+shoe and the dealer run in a process of their own (`tablectl.sim_devices`);
+the daemon, its lamps and its journal run in this one.
 """
 
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, TextIO
 
-from hwsim.dealer import VirtualDealer
-from hwsim.dealer.protocols import DealerError
-from hwsim.dealer.shadow import ShadowLink, ShadowShoeCards
-from hwsim.dealer.shoes import seeded_shoe
 from hwsim.panel import MockPanel
-from hwsim.shoe import LineFaults, VirtualShoe
+from hwsim.shoe import LineFaults
 
-from table.profiles import Rules
 from tablectl.config import Config, parse_config
 from tablectl.daemon import Daemon
 from tablectl.display import render_table, round_line
 from tablectl.lamps import lamp_picture
 from tablectl.links import ServiceForward
 from tablectl.service import TableService
+from tablectl.shoe_feed import ShoeFeed
+from tablectl.sim_devices import (
+    DeviceOptions,
+    Done,
+    Failed,
+    Forwarded,
+    Go,
+    Ready,
+    Stop,
+    run_devices,
+)
+from tablectl.sim_order import DevicesOrder
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +56,7 @@ SIM_PIN_MAP: dict[str, Any] = {
     "lamps": {"draw": 21, "stand": 22, "alarm": 23, "shoe_fault": 24},
     "buttons": {"stand": 25, "void": 26, "new_shoe": 27},
 }
+DEVICES_START_S = 60.0  # a slow Pi importing the simulator for the first time
 
 
 @dataclass(frozen=True)
@@ -61,24 +74,39 @@ class SimOptions:
 
 
 class SimulatedTable:
-    """Build with options, `start()`, then `run()` on the main thread; `stop()` from anywhere."""
+    """Build with options, `start()`, then `run()` on the main thread; `stop()` from anywhere.
+
+    The daemon runs here; the virtual shoe and dealer run in a process of their
+    own (`tablectl.sim_devices`), started by `start()`."""
 
     def __init__(self, options: SimOptions, out: TextIO = sys.stdout) -> None:
         self.options = options
         self.out = out
         self._folder = tempfile.TemporaryDirectory(prefix="tablectl-sim-")
-        self.shoe: VirtualShoe | None = None
         self.panel: MockPanel | None = None
         self.daemon: Daemon | None = None
-        self.dealer: VirtualDealer | None = None
-        self.cards: ShadowShoeCards | None = None
         self.forward: ServiceForward | None = None
-        self.rounds_played = 0
-        self.error: BaseException | None = None
-        self._dealer_thread: threading.Thread | None = None
+        self.order: DevicesOrder | None = None
+        # What the devices' side reported once the dealer played every round.
+        self.done: Done | None = None
+        self.frames_taken = 0  # the shoe's frames the table has applied
+        self.error: BaseException | str | None = None
+        self._devices: BaseProcess | None = None
+        self._pipe: Connection | None = None
+        self._link_thread: threading.Thread | None = None
+        self._backlog: list[object] = []  # what came before the daemon was open
         self._stop = threading.Event()
         self._last_drawn = 0.0
         self._shown_round = 0
+
+    @property
+    def rounds_played(self) -> int:
+        """Rounds the dealer has played to the end (all of them once he is done)."""
+        if self.done is not None:
+            return self.done.rounds_played
+        if self.daemon is None or self.daemon.service is None:
+            return 0
+        return self.daemon.service.table.rounds_played
 
     def config(self, shoe_path: str) -> Config:
         options = self.options
@@ -94,42 +122,70 @@ class SimulatedTable:
         options = self.options
         link_path = Path(self._folder.name) / "virtual-shoe"
         self.panel = MockPanel(SIM_PIN_MAP)
-        # The daemon checks the config and profile before the shoe is made.
+        # The daemon checks the config and profile before the devices are made.
         config = self.config(str(link_path))
         self.daemon = Daemon(config, panel=self.panel.panel, fresh_shoe=True)
-        rules = self._rules(config)
-        self.shoe = VirtualShoe(seeded_shoe(rules, options.seed), dealer_paced=True,
-                                faults=options.faults, seed=options.seed, link_path=link_path)
-        self.shoe.start()
+        shoe_path = self._start_devices(DeviceOptions(
+            options.profile, dict(config.table.rules), options.journal, str(link_path),
+            options.rounds, options.seed, options.boxes, options.mistake_rate,
+            options.faults, options.pace_s,
+        ))
+        self.daemon.prepare_shoe = self._prepare_shoe
         report = self.daemon.open()
         service = self._service()
         service.on_change(self._show)
-        # The dealer keeps his own copy of the table (rebuilt from the journal as the
-        # daemon's was) and never waits for the daemon: each event reaches it in
-        # the same order, and the journal stores them in group commits.
-        shadow, _, _ = Daemon.replay(service.journal, rules)
-        cards = ShadowShoeCards(self.shoe, shadow)
-        assert self.daemon.shoe is not None
-        self.daemon.shoe.on_handled = cards.handled
-        self.forward = ServiceForward(service, lambda: cards.frames_taken)
-        self.cards = cards
-        self.dealer = VirtualDealer(
-            rules, ShadowLink(shadow, cards, self.forward), cards, seed=options.seed,
-            boxes=options.boxes, mistake_rate=options.mistake_rate,
-        )
+        self.forward = ServiceForward(service)
         print(f"simulated table: profile {options.profile}, {options.boxes} boxes, journal "
               f"{options.journal} ({report.events_replayed} events replayed), virtual shoe "
-              f"{self.shoe.path}", file=self.out, flush=True)
+              f"{shoe_path}", file=self.out, flush=True)
         if self.daemon.api is not None:
             print(f"local API: {self.daemon.api.url}", file=self.out, flush=True)
-        self._dealer_thread = threading.Thread(target=self._deal, name="virtual-dealer",
-                                               daemon=True)
-        self._dealer_thread.start()
+        assert self._pipe is not None
+        # The dealer rebuilds his own table from the journal as the daemon replayed it
+        # (its loop has not run yet: nothing more is stored).
+        self._pipe.send(Go(service.journal.last_committed_seq))
+        self._link_thread = threading.Thread(target=self._listen, name="sim-devices",
+                                             daemon=True)
+        self._link_thread.start()
 
-    def _rules(self, config: Config) -> Rules:
-        from table.profiles import load_profile
+    def _start_devices(self, options: DeviceOptions) -> str:
+        """Start the devices' process; returns the shoe's pty once it is there."""
+        # Spawned, not forked: the daemon's side may already run threads.
+        context = multiprocessing.get_context("spawn")
+        ours, theirs = context.Pipe()
+        ready: Ready | None = None
+        self._pipe = ours
+        self._devices = context.Process(target=run_devices, args=(options, theirs),
+                                        name="tablectl-sim-devices", daemon=True)
+        self._devices.start()
+        theirs.close()
+        deadline = time.monotonic() + DEVICES_START_S
+        while True:
+            if not ours.poll(max(0.0, deadline - time.monotonic())):
+                raise RuntimeError(f"the simulated devices did not start within "
+                                   f"{DEVICES_START_S:g} s")
+            try:
+                messages = ours.recv()
+            except EOFError:
+                raise RuntimeError("the simulated devices stopped while starting (see the "
+                                   "log above)") from None
+            # The shoe may announce its first frames before it says it is ready.
+            for message in messages:
+                if isinstance(message, Ready):
+                    ready = message
+                else:
+                    self._backlog.append(message)
+            if ready is not None:
+                return ready.shoe_path
 
-        return load_profile(config.table.profile, dict(config.table.rules))
+    def _prepare_shoe(self, feed: ShoeFeed) -> None:
+        """Before the shoe's reader starts: its frames go in the devices' order."""
+        self.order = DevicesOrder(feed.service.submit)
+        feed.route = self.order.frame_arrived
+        feed.on_handled = self._frame_handled
+
+    def _frame_handled(self, seq: int) -> None:
+        self.frames_taken += 1  # on the table's loop, one call per shoe frame, in order
 
     def _service(self) -> TableService:
         assert self.daemon is not None and self.daemon.service is not None
@@ -144,8 +200,6 @@ class SimulatedTable:
 
     def stop(self) -> None:
         self._stop.set()
-        if self.cards is not None:
-            self.cards.stop()
         if self.daemon is not None:
             self.daemon.stop()
 
@@ -153,41 +207,69 @@ class SimulatedTable:
         self._stop.set()
         if self.daemon is not None:
             self.daemon.close()
-        if self._dealer_thread is not None:
-            self._dealer_thread.join(5.0)
-        if self.shoe is not None:
-            self.shoe.stop()
+        self._end_devices()
+        if self._link_thread is not None:
+            self._link_thread.join(5.0)
         self._folder.cleanup()
 
-    # -- the dealer's thread --------------------------------------------------------------
+    def _end_devices(self) -> None:
+        if self._pipe is not None:
+            try:
+                self._pipe.send(Stop())
+            except OSError:
+                pass  # already gone
+        if self._devices is not None:
+            self._devices.join(10.0)
+            if self._devices.is_alive():
+                self._devices.terminate()
+                self._devices.join(5.0)
 
-    def _deal(self) -> None:
-        assert self.dealer is not None
-        options = self.options
+    # -- the devices' side, on the sim-devices thread ---------------------------------------
+
+    def _listen(self) -> None:
+        assert self._pipe is not None and self.forward is not None and self.order is not None
+        pipe, forward, order = self._pipe, self.forward, self.order
+        messages, self._backlog = self._backlog, []
         try:
             while not self._stop.is_set():
-                if options.rounds is not None and self.rounds_played >= options.rounds:
-                    break
-                self.dealer.play_round()
-                self.rounds_played += 1
-                if options.pace_s:
-                    self._stop.wait(options.pace_s)
-            self._wait_for_the_table()
-        except BaseException as error:  # reported by the command; the table stops
+                if not messages:
+                    try:
+                        messages = pipe.recv()
+                    except (EOFError, OSError):
+                        if not self._stop.is_set():
+                            self.error = "the simulated devices' process ended unexpectedly"
+                        break
+                taken, messages = messages, []
+                for message in taken:
+                    if isinstance(message, int):
+                        order.frame_announced(message)
+                    elif isinstance(message, Forwarded):
+                        order.event(forward.submission(message.event, message.ref,
+                                                       message.expected))
+                    elif isinstance(message, Done):
+                        self._wait_for_the_table(message)
+                        return
+                    elif isinstance(message, Failed):
+                        self.error = f"the virtual dealer stopped: {message.reason}"
+                        return
+        except BaseException as error:  # a difference between the two tables
             if not self._stop.is_set():
                 self.error = error
-                log.exception("the virtual dealer stopped")
+                log.exception("the simulated table stopped")
         finally:
             self.stop()
 
-    def _wait_for_the_table(self) -> None:
+    def _wait_for_the_table(self, done: Done) -> None:
         """The dealer is done: wait until the table has applied all he did."""
-        assert self.cards is not None and self.forward is not None
+        assert self.forward is not None
+        forward = self.forward
         while not self._stop.is_set():
-            if self.cards.wait_taken(0.1) and self.forward.wait_applied(0.1):
+            if self.frames_taken >= done.frames_made and forward.wait_applied(0.1):
                 break
-        if self.forward.error is not None:
-            raise DealerError(self.forward.error)
+            time.sleep(0.002)
+        if forward.error is not None:
+            self.error = forward.error
+        self.done = done
 
     # -- what the terminal shows ---------------------------------------------------------
 

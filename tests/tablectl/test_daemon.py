@@ -28,7 +28,8 @@ from table.profiles import load_profile
 from tablectl.config import ApiConfig, Config, parse_config
 from tablectl.daemon import Daemon, DaemonError
 from tablectl.links import ServiceForward
-from tablectl.service import TableService
+from tablectl.service import Submission, TableService
+from tablectl.shoe_feed import ShoeFeed
 from tests.tablectl.helpers import wait_for
 
 TIMING = ShoeTiming(resend_interval_s=0.1, heartbeat_interval_s=0.05)
@@ -620,6 +621,32 @@ def test_without_lamps_the_mock_pins_forget_old_changes(
         assert alarm.state == 0  # and it still drives the pin
     finally:
         daemon.close()
+
+
+def test_the_shoe_feed_is_prepared_before_its_first_frame(bench: Bench) -> None:
+    """The simulated table routes every shoe frame through its own order and counts
+    them from the first: the hook must run before the reader can deliver one."""
+    bench.start_shoe(STACK)
+    routed: list[int] = []
+    daemon = Daemon(bench.config(), make_panel=False)
+
+    def prepare(feed: ShoeFeed) -> None:
+        def route(ordinal: int, submission: Submission) -> None:
+            routed.append(ordinal)
+            feed.service.submit(submission)
+
+        feed.route = route
+
+    daemon.prepare_shoe = prepare
+    daemon.open()
+    thread = daemon.run_in_thread()
+    try:
+        wait_for(lambda: bench.shoe_events() != [], "the shoe's first frame stored")
+        assert routed[:1] == [1]  # the shoe's "loaded", sent as the port opened
+        assert len(routed) == len(bench.shoe_events())
+    finally:
+        daemon.close()
+        thread.join(5.0)
 
 
 def test_one_cumulative_ack_covers_every_frame_of_a_commit(bench: Bench) -> None:

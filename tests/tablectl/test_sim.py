@@ -1,4 +1,4 @@
-"""The simulated table in-process, under every profile: the dealer's own copy of
+"""The simulated table (devices in their own process), under every profile: the dealer's own copy of
 the table and the daemon's stay the same through mistakes, pit resolutions and
 a noisy shoe line, and the journal replays to every recorded result."""
 
@@ -29,13 +29,15 @@ def test_every_profile_runs_flat_out_with_the_dealers_table_and_the_daemons_alik
     sim.start()
     assert sim.daemon is not None and sim.daemon.service is not None
     service = sim.daemon.service
-    assert sim.cards is not None
-    dealers_table = sim.cards.table
     sim.run()
     assert sim.error is None, sim.error
+    assert sim.done is not None, "the dealer did not report his rounds"
     assert sim.rounds_played == ROUNDS
     assert sim.forward is not None and sim.forward.applied == sim.forward.forwarded
-    # Both tables saw the same events: the same round, phase, hands and flags.
-    assert service.table.view() == dealers_table.view()
-    assert service.table.current_result() == dealers_table.current_result()
+    assert sim.forward.forwarded == sim.done.forwarded
+    assert sim.frames_taken == sim.done.frames_made
+    # Both tables (the dealer's, in the devices' process, and the daemon's) saw the
+    # same events: the same round, phase, hands and flags.
+    assert service.table.view() == sim.done.view
+    assert service.table.current_result() == sim.done.result
     assert check_journal(journal) == ROUNDS - 1  # the last is recorded when the next begins

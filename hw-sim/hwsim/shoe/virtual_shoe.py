@@ -144,6 +144,7 @@ class VirtualShoe:
         self._next_seq = 1
         self.acked_seq = 0
         self._boot_at = 0.0
+        self._booted = False
         self._last_progress = 0.0
         self._next_heartbeat = 0.0
         self._next_card_at = 0.0
@@ -246,9 +247,23 @@ class VirtualShoe:
         self._wake()
 
     def draw(self, count: int = 1) -> None:
-        """A dealer-paced shoe: let `count` more cards out."""
+        """A dealer-paced shoe: let `count` more cards out.
+
+        The cards leave at once, on the caller's thread, as far as the gate
+        allows (the window of unacknowledged frames, the card interval); the
+        shoe's own thread lets out the rest when it can."""
         with self._lock:
             self._draws_allowed += count
+            if self._booted and not self._stop.is_set():
+                now = time.monotonic()
+                waited = bool(self._pending)
+                deadlines = (self._replug_at, self._stalled_until)
+                self._deal(now)
+                # The shoe's thread sleeps until its next deadline: wake it only
+                # if this deal made an earlier one (a resend clock, a fault).
+                if waited and deadlines == (self._replug_at, self._stalled_until) and (
+                        not self._card_may_leave()):
+                    return
         self._wake()
 
     def load(self, cards: Sequence[str], cut_card_after: int | None = None) -> None:
@@ -359,6 +374,7 @@ class VirtualShoe:
 
     def _boot(self, now: float) -> None:
         self._boot_at = now
+        self._booted = True
         self._last_progress = now
         self._send_hello(now)
 
