@@ -7,7 +7,10 @@ artwork, chips, card backs, a reversed pair).
 
 Ink is what is clearly darker than its neighbourhood in the minimum of the
 three colour channels (red and black print both are dark there, white card
-stock and glare are not), so uneven light and shadows do not matter.
+stock and glare are not), so uneven light and shadows do not matter. Print is
+black or red: a pixel whose green and blue differ much (a blue, green, yellow,
+orange or purple chip, coloured artwork or lines) is never ink, so a glyph
+touching such a chip comes out as a blob of its own.
 """
 
 from __future__ import annotations
@@ -24,6 +27,13 @@ INK_BLOCK_PX = 31
 INK_OFFSET = 22
 STRICT_INK_OFFSET = 55
 MIN_WHITE_RING = 0.35
+# Card stock is at least this fraction of the brightest level nearby (about 40 px
+# around): paper in a hand's shadow beside paper in full light still counts.
+WHITE_OF_LOCAL_BRIGHT = 0.5
+# Not ink where |green - blue| is over this fraction of the brightest channel (and
+# over FOREIGN_MIN_SPREAD): black and red print have green and blue alike.
+FOREIGN_SPREAD = 0.25
+FOREIGN_MIN_SPREAD = 30
 _CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 _NEAR = np.ones((15, 15), np.uint8)
 
@@ -98,8 +108,21 @@ def white_mask(frame: np.ndarray, darkest: np.ndarray,
     local_bright = cv2.dilate(small, np.ones((5, 5), np.uint8))
     local_bright = cv2.resize(local_bright, (frame.shape[1], frame.shape[0]),
                               interpolation=cv2.INTER_LINEAR)
-    bright = cv2.compare(darkest, cv2.convertScaleAbs(local_bright, alpha=0.6), cv2.CMP_GT)
+    bright = cv2.compare(darkest, cv2.convertScaleAbs(local_bright, alpha=WHITE_OF_LOCAL_BRIGHT),
+                         cv2.CMP_GT)
     return cv2.bitwise_and(colourless, bright)
+
+
+def print_colour_mask(blue: np.ndarray, green: np.ndarray, brightest: np.ndarray) -> np.ndarray:
+    """255 where the colour may be card print (black, grey, red, pink), 0 where it may not.
+
+    Black and red ink (and their mixes with white paper) have green and blue
+    alike; chips, artwork and coloured border lines do not.
+    """
+    spread = cv2.absdiff(green, blue)
+    limit = cv2.max(cv2.convertScaleAbs(brightest, alpha=FOREIGN_SPREAD),  # type: ignore[call-overload]
+                    FOREIGN_MIN_SPREAD)
+    return cv2.compare(spread, limit, cv2.CMP_LE)  # type: ignore[call-overload,no-any-return]
 
 
 def _glyph_components(ink: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -116,7 +139,8 @@ def _glyph_components(ink: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
 def find_blobs(frame: np.ndarray) -> Blobs:
     """Ink blobs of glyph size lying on card-white ground.
 
-    Two passes: the loose ink mask, then the strict one thinned by a pixel (a
+    Pixels not of a print colour (`print_colour_mask`) are never ink. Two
+    passes: the loose ink mask, then the strict one thinned by a pixel (a
     glyph printed touching a border line comes free of it). The second adds the
     glyphs the first did not cover, and those it found run together: where one
     loose blob holds several strict ones (a rank and its pip smeared into one by
@@ -124,9 +148,12 @@ def find_blobs(frame: np.ndarray) -> Blobs:
     """
     blue, green, red = cv2.split(frame)
     darkest = cv2.min(cv2.min(blue, green), red)
-    white = white_mask(frame, darkest, cv2.max(cv2.max(blue, green), red))
-    # Ink counts only near card stock: felt texture and print make no components.
-    near_card = cv2.dilate(white, _NEAR)
+    brightest = cv2.max(cv2.max(blue, green), red)
+    white = white_mask(frame, darkest, brightest)
+    # Ink counts only near card stock (felt texture and print make no components),
+    # and only in the colours of print.
+    near_card = cv2.bitwise_and(cv2.dilate(white, _NEAR),
+                                print_colour_mask(blue, green, brightest))
     loose, strict = ink_masks(darkest)
     loose = cv2.bitwise_and(loose, near_card)
     thinned = cv2.bitwise_and(cv2.erode(strict, _CROSS), near_card)

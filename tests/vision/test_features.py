@@ -159,3 +159,49 @@ def test_a_rank_and_pip_blur_joined_are_found_apart() -> None:
     centres = find_blobs(card).centres
     for x, y in (rank_centre, (120.0, 130.0)):
         assert np.hypot(centres[:, 0] - x, centres[:, 1] - y).min() < 2.5, (x, y, centres)
+
+
+def _near(centres: np.ndarray, x: float, y: float, within: float = 2.5) -> bool:
+    return bool(centres.shape[0]) and float(np.hypot(centres[:, 0] - x,
+                                                      centres[:, 1] - y).min()) < within
+
+
+def test_glyphs_in_a_shadow_beside_bright_card_are_found() -> None:
+    """A hand's shadow over the index, the rest of the card in full light: the
+    shaded paper (0.54 of the lit paper) still counts as card stock, so the
+    glyphs keep their white ring."""
+    card = np.full((300, 300, 3), (40, 110, 40), np.uint8)
+    cv2.rectangle(card, (40, 40), (260, 260), (250, 250, 250), -1)
+    cv2.rectangle(card, (156, 120), (159, 140), (20, 20, 20), -1)  # the rank, an "L"
+    cv2.rectangle(card, (156, 137), (168, 140), (20, 20, 20), -1)
+    cv2.circle(card, (161, 156), 6, (20, 20, 20), -1)  # the pip
+    shaded = card.astype(np.float32)
+    shaded[:, 150:] *= 0.54
+    frame = shaded.astype(np.uint8)
+    centres = find_blobs(frame).centres
+    assert _near(centres, 161.0, 156.0), centres
+    ys, xs = np.nonzero(frame[110:145, 150:180].min(axis=2) < 60)
+    assert _near(centres, float(xs.mean()) + 150, float(ys.mean()) + 110), centres
+
+
+def test_a_glyph_touching_a_coloured_chip_is_found() -> None:
+    """A black pip touching a blue chip that lies over the card's edge: the chip's
+    colour is not card ink, so the pip is a blob of its own, and red and black
+    print beside it still are."""
+    card = np.full((300, 300, 3), (40, 110, 40), np.uint8)
+    cv2.rectangle(card, (40, 40), (260, 260), (245, 245, 245), -1)
+    for x, ink in ((118, (20, 20, 20)), (198, (40, 30, 205))):  # black, then red
+        cv2.rectangle(card, (x, 100), (x + 3, 122), ink, -1)  # the rank, an "L"
+        cv2.rectangle(card, (x, 119), (x + 12, 122), ink, -1)
+        cv2.circle(card, (x + 5, 138), 7, ink, -1)  # its pip
+    cv2.circle(card, (123, 168), 24, (170, 70, 30), -1, cv2.LINE_AA)  # the chip, touching
+    darkest = card.min(axis=2)
+    loose, _strict = ink_masks(darkest)
+    _count, labels = cv2.connectedComponents(loose)[:2]
+    assert labels[138, 123] == labels[150, 123] != 0  # chip and pip are one loose blob
+    centres = find_blobs(card).centres
+    for x0 in (110, 190):
+        ys, xs = np.nonzero(darkest[95:125, x0:x0 + 25] < 100)
+        rank = (float(xs.mean()) + x0, float(ys.mean()) + 95)
+        for x, y in (rank, (x0 + 13.0, 138.0)):
+            assert _near(centres, x, y), (x, y, centres)
