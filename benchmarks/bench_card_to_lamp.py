@@ -170,8 +170,8 @@ def main() -> int:
     print(machine)
     print(disk_line(journal))
     print(f"profile {args.profile}, {args.boxes} boxes, {args.rounds} rounds, "
-          f"{len(written)} cards in {elapsed:.1f} s; shoe, daemon and dealer in one process "
-          f"(as tablectl run --sim), {batches} commits in all")
+          f"{len(written)} cards in {elapsed:.1f} s; shoe, daemon and dealer in one process, "
+          f"{batches} commits in all")
     print("per card, from the shoe writing the CARD frame on the pty (ms):")
     print(figure_line("card -> DRAW/STAND/ALARM lamp pin", card_to_lamp))
     print(figure_line("card -> commit returned", card_to_commit))

@@ -1,11 +1,13 @@
-"""Shared by the daemon benchmarks: the simulated table wired as `tablectl run --sim`
-wires it (tablectl/sim.py), the machine and the journal's disk described, percentiles.
+"""Shared by the daemon benchmarks: a simulated table for the latency and memory
+benchmarks, the machine and the journal's disk described, percentiles.
 
 The stack is the real one: the virtual ShoeLink shoe on a pseudo-terminal (the
 daemon reads it with pyserial), the daemon (table service, journal on disk with
 synchronous=FULL, lamps on gpiozero mock pins) and the virtual dealer talking
-to the service in-process. Everything runs in one process, as `tablectl run
---sim` does, so the shoe and the dealer share the interpreter with the daemon.
+to the service in-process. Everything runs in one process, so the shoe and the
+dealer share the interpreter with the daemon (a harder setting for the daemon's
+latencies than `tablectl run --sim`, whose shoe and dealer run in a process of
+their own; the throughput benchmark runs that one).
 """
 
 from __future__ import annotations

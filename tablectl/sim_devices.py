@@ -48,6 +48,10 @@ from table.views import Outcome, TableView
 
 log = logging.getLogger(__name__)
 
+# The simulated shoe keeps up to this many unacknowledged frames (a real one at
+# least 64): a slow fsync now and then does not stop the dealer flat out.
+SHOE_WINDOW = 256
+
 
 @dataclass(frozen=True)
 class DeviceOptions:
@@ -95,6 +99,7 @@ class Done:
     result: dict[str, Any] | None
     stats: DealerStats
     cpu_s: float  # this process's CPU time, user and system
+    gate_stops: int  # times the shoe's window of unacknowledged frames was full
 
 
 @dataclass(frozen=True)
@@ -124,7 +129,8 @@ def run_devices(options: DeviceOptions, pipe: Connection) -> None:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     rules = load_profile(options.profile, options.rules)
     shoe = VirtualShoe(seeded_shoe(rules, options.seed), dealer_paced=True,
-                       faults=options.faults, seed=options.seed, link_path=options.link_path)
+                       faults=options.faults, seed=options.seed, link_path=options.link_path,
+                       coalesce_writes=True, buffer_size=SHOE_WINDOW)
     sender = _Sender(pipe)
     shoe.on_frame = sender.frame_made  # before the first frame, the shoe's "loaded"
     shoe.start()
@@ -254,7 +260,8 @@ class _Devices:
             times = os.times()
             self.sender.send(Done(played, len(self.shoe.records), self.shoe.cards_dealt,
                             self.forwarded, table.view(), table.current_result(),
-                            self.dealer.stats, times.user + times.system))
+                            self.dealer.stats, times.user + times.system,
+                            self.shoe.counters.gate_stops))
         except BaseException as error:  # reported by the daemon's side; the table stops
             if not self._stop.is_set():
                 log.exception("the virtual dealer stopped")

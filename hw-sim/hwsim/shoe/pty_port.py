@@ -32,7 +32,18 @@ HOST_SETTLE_S = 0.5
 
 
 class VirtualPort:
-    def __init__(self, link_path: str | Path | None = None) -> None:
+    def __init__(self, link_path: str | Path | None = None, *,
+                 coalesce_writes: bool = False) -> None:
+        """`coalesce_writes`: `write()` only queues the bytes, and a thread of the
+        port's own writes whatever has gathered in one go. A device that makes
+        frames faster than a host wakes to read them (a simulation flat out)
+        then wakes the host once for several frames, not once per frame, as a
+        real serial line's buffers would. Bytes the pty cannot take are lost as
+        before, but `write()` cannot say so; `bytes_lost` counts them."""
+        self.bytes_lost = 0
+        self._outgoing: bytearray | None = bytearray() if coalesce_writes else None
+        self._outgoing_ready = threading.Condition()
+        self._writer: threading.Thread | None = None
         if link_path is None:
             self._tempdir: str | None = tempfile.mkdtemp(prefix="hwsim-")
             link_path = Path(self._tempdir) / "shoe"
@@ -78,11 +89,14 @@ class VirtualPort:
         """Remove the symlink and close the pty: the host's port fails."""
         with contextlib.suppress(FileNotFoundError):
             self.link_path.unlink()
-        for fd in (self.master_fd, self._slave_fd):
-            if fd is not None:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-        self.master_fd = self._slave_fd = None
+        with self._outgoing_ready:
+            if self._outgoing is not None:
+                self._outgoing.clear()  # the cable is out: queued bytes are gone
+            for fd in (self.master_fd, self._slave_fd):
+                if fd is not None:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+            self.master_fd = self._slave_fd = None
 
     @property
     def waiting_for_host(self) -> bool:
@@ -157,8 +171,48 @@ class VirtualPort:
 
     def write(self, data: bytes) -> int:
         """Write without blocking; bytes the pty cannot take now are lost,
-        like a USB device's when no host reads them. Returns bytes written."""
+        like a USB device's when no host reads them. Returns bytes written
+        (queued, when coalescing)."""
         if self.master_fd is None or not data:
+            return 0
+        outgoing = self._outgoing
+        if outgoing is not None:
+            with self._outgoing_ready:
+                if self._writer is None:
+                    self._writer = threading.Thread(target=self._write_gathered,
+                                                    name="virtual-port-writer", daemon=True)
+                    self._writer.start()
+                outgoing += data
+                self._outgoing_ready.notify()
+            return len(data)
+        return self._write_now(data)
+
+    def _write_gathered(self) -> None:
+        outgoing = self._outgoing
+        assert outgoing is not None
+        while True:
+            with self._outgoing_ready:
+                while not outgoing and self._writer is not None:
+                    self._outgoing_ready.wait()
+                if self._writer is None:
+                    return
+                data = bytes(outgoing)
+                outgoing.clear()
+                # Under the lock: `unplug()` cannot close the descriptor meanwhile.
+                written = self._write_now(data)
+                self.bytes_lost += len(data) - written
+
+    def _stop_writer(self) -> None:
+        with self._outgoing_ready:
+            writer, self._writer = self._writer, None
+            if self._outgoing is not None:
+                self._outgoing.clear()
+            self._outgoing_ready.notify()
+        if writer is not None and writer is not threading.current_thread():
+            writer.join(1.0)
+
+    def _write_now(self, data: bytes) -> int:
+        if self.master_fd is None:
             return 0
         try:
             return os.write(self.master_fd, data)
@@ -183,6 +237,7 @@ class VirtualPort:
             return b""
 
     def close(self) -> None:
+        self._stop_writer()
         self.unplug()
         if self._tempdir is not None:
             with contextlib.suppress(OSError):

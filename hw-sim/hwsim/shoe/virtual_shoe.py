@@ -106,11 +106,15 @@ class VirtualShoe:
         record_write_times: bool = False,
         dealer_paced: bool = False,
         wait_for_host: bool = False,
+        coalesce_writes: bool = False,
     ) -> None:
         """`dealer_paced`: cards stay in the shoe until `draw()` lets them out, one
         per draw, as a dealer pulls them; otherwise they go as fast as the gate allows.
         `wait_for_host`: the shoe is switched on only once a host has opened the
-        port, so the host sees its first HELLO and frames from the first."""
+        port, so the host sees its first HELLO and frames from the first.
+        `coalesce_writes`: frames made in quick succession go to the pty in one
+        write (`VirtualPort`); bytes the pty could not take are then counted in
+        `port_bytes_lost`, not in `counters.bytes_lost`."""
         if buffer_size < 1:
             raise ValueError("buffer_size must be at least 1")
         self.serial_number = serial_number
@@ -122,7 +126,7 @@ class VirtualShoe:
         self.low_confidence = low_confidence
         self._rng = random.Random(seed)
         self._faults = FaultInjector(faults or LineFaults(), random.Random(self._rng.random()))
-        self._port = VirtualPort(link_path)
+        self._port = VirtualPort(link_path, coalesce_writes=coalesce_writes)
         self._decoder = FrameDecoder()
         self._lock = threading.RLock()
         self._stop = threading.Event()
@@ -287,6 +291,11 @@ class VirtualShoe:
     @property
     def faults(self) -> FaultInjector:
         return self._faults
+
+    @property
+    def port_bytes_lost(self) -> int:
+        """Bytes the pty could not take, written by the port's own thread."""
+        return self._port.bytes_lost
 
     @property
     def pending_count(self) -> int:
