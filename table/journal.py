@@ -806,6 +806,9 @@ def _as_replayed(
 # -- helpers -------------------------------------------------------------------
 
 
+# Made once: `json.dumps` with options builds a new encoder at every call.
+_EVENT_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
 # The one event with a second key: a card with the place a camera saw it land.
 _PLACED_CARD_KEYS = {"card", "box"}
 
@@ -819,7 +822,7 @@ def _event_text(event: Mapping[str, Any]) -> str:
             f"'box'), got {event!r}"
         )
     try:
-        return json.dumps(dict(event), separators=(",", ":"), allow_nan=False)
+        return _EVENT_ENCODER.encode(dict(event))
     except (TypeError, ValueError) as error:
         raise ValueError(f"the event {event!r} cannot be stored as JSON: {error}") from error
 

@@ -248,7 +248,7 @@ class Table:
                     + [(player, "insurance", amount) for player, amount in box.insurance.items()]
                 ))
                 hands = tuple(
-                    HandView(i, tuple(hand.cards), hand.total(), hand.is_soft(),
+                    HandView(i, tuple(hand.cards), *hand.total_and_soft(),
                              tuple(hand.stakes.items()), hand.status, results.get((number, i)))
                     for i, hand in enumerate(box.hands)
                 )

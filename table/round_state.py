@@ -41,6 +41,12 @@ class Hand:
     def is_soft(self) -> bool:
         return not self.ace_as_one and hand_value(self.cards)[1]
 
+    def total_and_soft(self) -> tuple[int, bool]:
+        """`total()` and `is_soft()` in one count."""
+        if self.ace_as_one:
+            return hard_total(self.cards), False
+        return hand_value(self.cards)
+
     def open_players(self) -> list[str]:
         return [player for player in self.stakes if player not in self.settled]
 

@@ -48,9 +48,9 @@ from table.views import Outcome, TableView
 
 log = logging.getLogger(__name__)
 
-# The simulated shoe keeps up to this many unacknowledged frames (a real one at
-# least 64): a slow fsync now and then does not stop the dealer flat out.
-SHOE_WINDOW = 256
+# The simulated shoe keeps up to this many unacknowledged frames (ShoeLink asks
+# for at least 64): a slow fsync now and then does not stop the dealer flat out.
+SHOE_WINDOW = 1024
 
 
 @dataclass(frozen=True)
