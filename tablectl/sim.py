@@ -119,6 +119,18 @@ class SimulatedTable:
         }, "<simulated table>")
 
     def start(self) -> None:
+        """Start the devices' process and open the daemon. On failure (a journal
+        that is not this table's, say) the devices' process is ended again."""
+        try:
+            self._start()
+        except BaseException:
+            self._end_devices()
+            if self.daemon is not None:
+                self.daemon.close()
+            self._folder.cleanup()
+            raise
+
+    def _start(self) -> None:
         options = self.options
         link_path = Path(self._folder.name) / "virtual-shoe"
         self.panel = MockPanel(SIM_PIN_MAP)

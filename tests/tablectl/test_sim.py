@@ -12,6 +12,7 @@ from hwsim.shoe import LineFaults
 
 from table.profiles import list_profiles
 from tablectl.commands.run import DEFAULT_SIM_FAULTS
+from tablectl.daemon import DaemonError
 from tablectl.sim import SimOptions, SimulatedTable
 from tests.tablectl.test_run_command import check_journal
 
@@ -41,3 +42,13 @@ def test_every_profile_runs_flat_out_with_the_dealers_table_and_the_daemons_alik
     assert service.table.view() == sim.done.view
     assert service.table.current_result() == sim.done.result
     assert check_journal(journal) == ROUNDS - 1  # the last is recorded when the next begins
+
+
+def test_a_journal_that_cannot_be_used_ends_the_devices_process_too(tmp_path: Path) -> None:
+    journal = tmp_path / "journal.sqlite"
+    journal.write_text("not a journal\n")
+    sim = SimulatedTable(SimOptions(journal=str(journal), rounds=1), out=io.StringIO())
+    with pytest.raises(DaemonError, match="journal"):
+        sim.start()
+    assert sim._devices is not None and not sim._devices.is_alive()
+    assert journal.read_text() == "not a journal\n"
