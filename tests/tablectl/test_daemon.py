@@ -9,7 +9,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -160,10 +160,12 @@ class Bench:
         return replace(config, api=ApiConfig(enabled=True, host="127.0.0.1", port=0))
 
     def open(self, profile: str = "casinos-austria",
-             rules: dict[str, Any] | None = None) -> Running:
+             rules: dict[str, Any] | None = None,
+             prepare_shoe: Callable[[ShoeFeed], None] | None = None) -> Running:
         assert self.shoe is not None, "start the shoe first"
         mock = MockPanel(PIN_MAP)
         daemon = Daemon(self.config(profile, rules), panel=mock.panel)
+        daemon.prepare_shoe = prepare_shoe
         daemon.open()
         running = Running(daemon, mock, VirtualShoeCards(self.shoe), daemon.run_in_thread())
         self.opened.append(running)
@@ -550,21 +552,27 @@ def test_a_dealer_with_his_own_table_never_waits_and_nothing_is_lost(bench: Benc
                   mistake_rate=0.1, session="reference").play(rounds)
 
     shoe = bench.start_shoe(cards)
-    running = bench.open()
     shadow = Table(rules)
     own_cards = ShadowShoeCards(shoe, shadow)
-    assert running.daemon.shoe is not None
-    running.daemon.shoe.on_handled = own_cards.handled
-    forward = ServiceForward(running.service, lambda: own_cards.frames_taken)
+
     commits: list[int] = []
-    journal = running.service.journal
-    real_write = journal.write
 
-    def write(batch: Any) -> int:
-        commits.append(batch.size)
-        return real_write(batch)
+    def count_from_the_first_frame(feed: ShoeFeed) -> None:
+        # Both before the reader starts. A frame handled uncounted would let the
+        # next one overtake the dealer's events waiting for it; a commit made
+        # before the count would be missing from it.
+        feed.on_handled = own_cards.handled
+        journal = feed.service.journal
+        real_write = journal.write
 
-    journal.write = write  # type: ignore[method-assign]
+        def write(batch: Any) -> int:
+            commits.append(batch.size)
+            return real_write(batch)
+
+        journal.write = write  # type: ignore[method-assign]
+
+    running = bench.open(prepare_shoe=count_from_the_first_frame)
+    forward = ServiceForward(running.service, lambda: own_cards.frames_taken)
     dealer = VirtualDealer(rules, ShadowLink(shadow, own_cards, forward), own_cards, seed=5,
                            boxes=7, mistake_rate=0.1)
     dealer.play(rounds)
@@ -654,18 +662,22 @@ def test_one_cumulative_ack_covers_every_frame_of_a_commit(bench: Bench) -> None
     one ACK, for the newest of them, and only once they are all in the file."""
     cards = seeded_shoe(load_profile("casinos-austria"), 9)[:40]
     shoe = bench.start_shoe([*cards, "2C"])  # one left: no "empty" status
-    running = bench.open()
-    journal = running.service.journal
-    real_write = journal.write
     sizes: list[int] = []
     disk_free = threading.Event()
 
-    def slow_write(batch: Any) -> int:
-        sizes.append(batch.size)
-        assert disk_free.wait(10.0)  # the first commit waits while the cards come
-        return real_write(batch)
+    def slow_disk(feed: ShoeFeed) -> None:  # before the first frame can be stored
+        journal = feed.service.journal
+        real_write = journal.write
 
-    journal.write = slow_write  # type: ignore[method-assign]
+        def slow_write(batch: Any) -> int:
+            sizes.append(batch.size)
+            assert disk_free.wait(10.0)  # the first commit waits while the cards come
+            return real_write(batch)
+
+        journal.write = slow_write  # type: ignore[method-assign]
+
+    running = bench.open(prepare_shoe=slow_disk)
+    journal = running.service.journal
     shoe.draw(len(cards))
     wait_for(lambda: shoe.cards_dealt == len(cards), "every card out of the shoe")
     disk_free.set()
