@@ -130,14 +130,17 @@ class Daemon:
         return journal
 
     @staticmethod
-    def replay(journal: Journal, rules: Rules
+    def replay(journal: Journal, rules: Rules, upto_seq: int | None = None
                 ) -> tuple[Table, int, deque[tuple[RefKey, Outcome]]]:
-        """The table rebuilt from the journal, how many events, and the newest
-        referenced events' outcomes (what a repeated call is answered)."""
+        """The table rebuilt from the journal (its events up to `upto_seq`, if
+        given), how many events, and the newest referenced events' outcomes
+        (what a repeated call is answered)."""
         table = Table(rules, keep_rounds=KEEP_ROUNDS)
         answers: deque[tuple[RefKey, Outcome]] = deque(maxlen=RECENT_ANSWERS)
         count = 0
         for stored in journal.events():
+            if upto_seq is not None and stored.seq > upto_seq:
+                break
             outcome = table.apply(stored.event)
             if stored.source_ref is not None:
                 answers.append(((stored.source, stored.source_ref), outcome))

@@ -111,14 +111,10 @@ def replayed_table(journal_path: str, profile: str, rules: dict[str, Any],
                    upto_seq: int) -> Table:
     """The table as the journal's events up to `upto_seq` leave it: the daemon
     rebuilt its own the same way, and may have stored more since."""
-    from tablectl.daemon import KEEP_ROUNDS
+    from tablectl.daemon import Daemon
 
-    table = Table(load_profile(profile, rules), keep_rounds=KEEP_ROUNDS)
     with Journal(journal_path, read_only=True) as journal:
-        for stored in journal.events():
-            if stored.seq > upto_seq:
-                break
-            table.apply(stored.event)
+        table, _, _ = Daemon.replay(journal, load_profile(profile, rules), upto_seq)
     return table
 
 
