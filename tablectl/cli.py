@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "tablectl.commands.run",
     "tablectl.commands.journal",
     "tablectl.commands.hil",
+    "tablectl.commands.odds",
 )
 
 

@@ -1,0 +1,101 @@
+"""Every bet a profile offers, with its house edge, return and how it was found."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from houseedge import exact
+from houseedge.dealer import BUST, off_the_top
+from houseedge.mainbet import Analysis, analyse
+from houseedge.shoe import shoe_of
+from table.profiles import Rules
+
+EXACT = "exact combinatorics"
+CA = "combinatorial analysis"
+SIM = "simulation"
+STRATEGY = "total-dependent basic strategy computed from the rules; insurance never"
+
+
+@dataclass(frozen=True, slots=True)
+class BetFigure:
+    bet: str
+    house_edge: float | None
+    rtp: float | None
+    method: str
+    stderr: float | None = None
+    hands: int | None = None
+    strategy: str | None = None
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        if not self.note:
+            del out["note"]
+        return out
+
+
+def _edge(bet: str, value: float, method: str, strategy: str | None = None,
+          note: str = "") -> BetFigure:
+    return BetFigure(bet, -value, 1.0 + value, method, None, None, strategy, note)
+
+
+def _bonus(rules: Rules, main: Analysis, bet: str, overrides: dict[str, Any]) -> BetFigure:
+    """A bonus paid on the main bet: what it adds to the main bet's return."""
+    without = analyse(dataclasses.replace(rules, **overrides), main.decks)
+    worth = main.ev - without.ev
+    return BetFigure(bet, None, worth, f"{CA}, with and without the bonus", None, None,
+                     STRATEGY, "return per unit of main bet added by the bonus "
+                     "(included in the main bet's figure)")
+
+
+def bet_figures(rules: Rules, main: Analysis | None = None) -> list[BetFigure]:
+    """The exact and combinatorial figures of every bet of a casino profile."""
+    if rules.game == "banker":
+        raise ValueError(
+            f"{rules.name}: the banker game is played against a player who banks at will; "
+            "it has no house edge to report")
+    main = main or analyse(rules)
+    shoe = shoe_of(rules)
+    out = [_edge("main", main.ev, CA, STRATEGY,
+                 "no hole card: a dealer natural takes what the profile says"
+                 if rules.hole_card == "none" else "")]
+    if rules.co_bettor_split == "ask" and rules.max_boxes > 1:
+        out.append(_edge("bet behind", main.ev, CA, STRATEGY,
+                         "follows the seat's hand and every split and double"))
+    if rules.insurance:
+        out.append(_edge("insurance", float(exact.insurance(shoe)), EXACT))
+    if rules.even_money:
+        out.append(_edge("even money", float(exact.insurance(shoe, natural=True)), EXACT,
+                         note="even money is insurance taken on a natural"))
+    for spot in rules.side_bets:
+        if spot == "pair":
+            out.append(_edge("pair", float(exact.pair(shoe, rules.pair_pays)), EXACT))
+        elif spot in ("3cw", "queens"):
+            name = "3 card wins" if spot == "3cw" else "queens trio"
+            out.append(_edge(name, float(exact.three_card(shoe, spot)), EXACT))
+        elif spot == "sevens":
+            def third(up: str) -> float:
+                move = main.chart.get(("P7", int(up)), "S")
+                return 1.0 if move in ("H", "D", "P") else 0.0
+            out.append(_edge("sevens", float(exact.sevens_first_cards(shoe, third)), EXACT,
+                             STRATEGY, "the third card comes when 7-7 is hit, doubled or split"))
+        elif spot == "dealer_bust":
+            dist = off_the_top(shoe.counts(), rules.dealer_hits_soft_17)
+            out.append(_edge("dealer bust",
+                             exact.dealer_bust_off_the_top(dist[BUST], rules.dealer_bust_pays),
+                             f"{EXACT} (dealer's cards off the top)",
+                             note="the boxes' draws move it slightly: see the simulation"))
+    if rules.triple_seven != "none":
+        out.append(_bonus(rules, main, f"triple seven {rules.triple_seven_pays}",
+                          {"triple_seven": "none"}))
+    if rules.bonus_blackjack_pays != "none":
+        out.append(_bonus(rules, main, f"bonus black jack {rules.bonus_blackjack_pays}",
+                          {"bonus_blackjack_pays": "none"}))
+    if rules.sevens_prizes:
+        out.append(_bonus(rules, main, "sevens prizes", {"sevens_prizes": False}))
+    if rules.pontoon_bonuses:
+        out.append(_bonus(rules, main, "pontoon bonuses (5+ card 21, 6-7-8, 7-7-7, super)",
+                          {"pontoon_bonuses": False}))
+    return out
