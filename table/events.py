@@ -159,8 +159,48 @@ def _body(obj: Mapping[str, Any], kind: str, position: str, allowed: tuple[str, 
     return dict(body)
 
 
+# Events already parsed, keyed by their kind and fields (each value with its type,
+# so a `true` is never taken for a 1): a scenario repeats the same few dozen
+# cards, bets and decisions thousands of times. Events are frozen, so one object
+# stands for every occurrence.
+_PARSED: dict[tuple[Any, ...], Event] = {}
+_PARSED_MAX = 4096
+
+
+def _memo_key(obj: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The key of a one-kind event whose fields are whole numbers and strings;
+    None for anything else (it is parsed every time)."""
+    for kind, body in obj.items():
+        if type(body) is str:
+            return (kind, body)
+        if type(body) is not dict:
+            return None
+        key: list[Any] = [kind]
+        for name, value in body.items():
+            if type(value) is int:
+                key += (name, value)
+            elif type(value) is str:
+                key += (name, "", value)  # three entries: never equal to an int field's two
+            else:
+                return None
+        return tuple(key)
+    return None
+
+
 def parse_event(obj: Any, position: str | int) -> Event:
     """Parse one event dict; `ScenarioError` says where and what is wrong."""
+    key = _memo_key(obj) if type(obj) is dict and len(obj) == 1 else None
+    if key is not None:
+        known = _PARSED.get(key)
+        if known is not None:
+            return known
+    event = _parse_event(obj, position)
+    if key is not None and len(_PARSED) < _PARSED_MAX:
+        _PARSED[key] = event
+    return event
+
+
+def _parse_event(obj: Any, position: str | int) -> Event:
     where = f"event {position}" if isinstance(position, int) else position
     if not isinstance(obj, Mapping):
         raise ScenarioError(where, f"an event must be an object, got {obj!r}")

@@ -26,6 +26,7 @@ def _event_lines(text: str) -> dict[tuple[int, int], int]:
         return lines
     decoder = json.JSONDecoder()
     offset = text.find('"rounds"')
+    line, counted = 1, 0
     for r, rnd in enumerate(rounds):
         events = rnd.get("events") if isinstance(rnd, dict) else None
         offset = text.find('"events"', offset + 1)
@@ -35,7 +36,9 @@ def _event_lines(text: str) -> dict[tuple[int, int], int]:
         for e in range(len(events)):
             while pos < len(text) and text[pos] in " \t\r\n,":
                 pos += 1
-            lines[(r, e)] = text.count("\n", 0, pos) + 1
+            line += text.count("\n", counted, pos)  # only the text since the last event
+            counted = pos
+            lines[(r, e)] = line
             try:
                 _, end = decoder.raw_decode(text, pos)
             except json.JSONDecodeError:
@@ -61,12 +64,16 @@ def validate_scenario(doc: Any, lines: dict[tuple[int, int], int] | None = None)
     for r, rnd in enumerate(rounds):
         if not isinstance(rnd, dict) or not isinstance(rnd.get("events"), list):
             raise ScenarioError(f"round {r + 1}", 'a round is an object with an "events" list')
-        events = []
-        for e, obj in enumerate(rnd["events"]):
+        events: list[Event] = []
+        try:
+            for obj in rnd["events"]:
+                events.append(parse_event(obj, ""))  # the position is written only on a fault
+        except ScenarioError as exc:
+            e = len(events)
             where = f"round {r + 1}, event {e + 1}"
             if lines and (r, e) in lines:
                 where += f" (line {lines[(r, e)]})"
-            events.append(parse_event(obj, where))
+            raise ScenarioError(where, exc.message) from None
         parsed.append(events)
     return parsed
 
@@ -132,11 +139,18 @@ def _from_jsonl(path: Path, text: str) -> tuple[dict[str, Any], dict[tuple[int, 
 def load_scenario(path: str | Path) -> dict[str, Any]:
     """Read and validate a scenario file, a JSON document or JSON lines (a
     header line, then one round a line); errors name the line of the bad event."""
+    return read_scenario(path)[0]
+
+
+def read_scenario(path: str | Path) -> tuple[dict[str, Any], list[list[Event]]]:
+    """`load_scenario`, with the events it parsed (one list a round) for
+    `run_scenario`, which then need not parse them again."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ScenarioError(str(path), f"cannot read the file: {exc.strerror}") from None
+    lines: dict[tuple[int, int], int] | None
     if _is_jsonl(path, text):
         doc, lines = _from_jsonl(path, text)
     else:
@@ -146,9 +160,15 @@ def load_scenario(path: str | Path) -> dict[str, Any]:
             raise ScenarioError(
                 f"{path}, line {exc.lineno}", f"not valid JSON: {exc.msg}"
             ) from None
-        lines = _event_lines(text)
+        lines = None  # found only when an event is at fault: the scan reads the file again
     try:
-        validate_scenario(doc, lines)
+        try:
+            parsed = validate_scenario(doc, lines)
+        except ScenarioError:
+            if lines is not None:
+                raise
+            validate_scenario(doc, _event_lines(text))
+            raise
         assert isinstance(doc, dict)
         table_for(doc)  # the profile and its overrides, checked before anything runs
     except ScenarioError as exc:
@@ -156,7 +176,7 @@ def load_scenario(path: str | Path) -> dict[str, Any]:
         if key_line is not None:
             raise ScenarioError(f"{path}, line {key_line}", exc.message) from None
         raise ScenarioError(f"{path}: {exc.position}", exc.message) from None
-    return doc
+    return doc, parsed
 
 
 def _key_line(path: Path, text: str, key: str) -> int | None:
@@ -173,7 +193,7 @@ def _key_line(path: Path, text: str, key: str) -> int | None:
     return text.count("\n", 0, found.start()) + 1 if found else None
 
 
-def table_for(doc: dict[str, Any]) -> Table:
+def table_for(doc: dict[str, Any], keep_rounds: int | None = None) -> Table:
     """A table under the scenario's profile and overrides. A bad one raises
     `ScenarioError` whose position is the key at fault: "profile" or "rules"."""
     overrides = doc.get("rules")
@@ -185,17 +205,22 @@ def table_for(doc: dict[str, Any]) -> Table:
         at_fault = "rules" if overrides and (
             exc.source == "rules overrides" or exc.key in overrides) else "profile"
         raise ScenarioError(at_fault, str(exc)) from None
-    return Table(rules)
+    return Table(rules, keep_rounds=keep_rounds)
 
 
-def run_scenario(doc: dict[str, Any]) -> dict[str, Any]:
-    """Play every round of the scenario through one table; one result per round."""
-    rounds = validate_scenario(doc)
-    table = table_for(doc)
+def run_scenario(doc: dict[str, Any],
+                 parsed: list[list[Event]] | None = None) -> dict[str, Any]:
+    """Play every round of the scenario through one table; one result per round.
+    `parsed` is the scenario's events as `read_scenario` gave them (parsed here
+    when None)."""
+    rounds = validate_scenario(doc) if parsed is None else parsed
+    # Each result is taken as its round ends: the table need not keep finished rounds.
+    table = table_for(doc, keep_rounds=1)
+    apply = table.apply
     results: list[dict[str, Any]] = []
     for r, events in enumerate(rounds):
         for e, event in enumerate(events):
-            table.apply(event, f"round {r + 1}, event {e + 1}")
+            apply(event, f"round {r + 1}, event {e + 1}")
         result = table.current_result()
         results.append(result if result is not None else {
             "status": "open", "flags": [], "net": {}, "dealer": [], "hands": [],

@@ -165,3 +165,36 @@ def test_a_bad_profile_or_override_names_the_file_and_the_line_of_its_key(
             load_scenario(path)
         assert error.value.position == f"{path}, line {line}"
         assert message in error.value.message
+
+
+def test_an_event_seen_before_is_parsed_alike_and_a_lookalike_is_still_refused() -> None:
+    good = {"bet": {"box": 1, "amount": 10}}
+    assert parse_event(good, 1) == parse_event(json.loads(json.dumps(good)), 2)
+    # JSON's true equals 1 in Python: the event parsed before must not stand for it.
+    for event in ({"bet": {"box": True, "amount": 10}}, {"bet": {"box": 1, "amount": True}},
+                  {"bet": {"box": "1", "amount": 10}}, {"do": {"box": 1, "action": 1}}):
+        with pytest.raises(ScenarioError):
+            parse_event(event, 3)
+    assert parse_event({"card": "ts"}, 1) == parse_event({"card": "TS"}, 2)
+    assert parse_event({"card": "TS", "box": 2}, 1).box == 2
+
+
+def test_a_bad_event_late_in_a_long_file_names_its_line(tmp_path: Path) -> None:
+    # 200 rounds of 7 events, one event a line after a line for the round's start:
+    # round r's event e is on line 2 + (r - 1) * 9 + e.
+    events = [{"bet": {"box": 1, "amount": 10}}, {"deal": {}}, {"card": "TS"},
+              {"card": "7H"}, {"card": "9C"}, {"do": {"box": 1, "action": "stand"}},
+              {"card": "KS"}]
+    rounds = []
+    for r in range(200):
+        body = [json.dumps(event) for event in events]
+        if r == 149:
+            body[5] = json.dumps({"do": {"box": 1, "action": "fold"}})
+        rounds.append(' {"events": [\n  ' + ",\n  ".join(body) + "\n ]}")
+    path = tmp_path / "long.json"
+    path.write_text('{"format": "table-scenario/1", "profile": "casinos-austria", "rounds": [\n'
+                    + ",\n".join(rounds) + "\n]}\n", encoding="utf-8")
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(path)
+    assert f"round 150, event 6 (line {2 + 149 * 9 + 6})" in str(error.value)
+    assert "unknown action 'fold'" in str(error.value)
