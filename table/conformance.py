@@ -14,7 +14,12 @@ def _show(value: Any) -> str:
 
 def check_scenario(doc: dict[str, Any]) -> list[str]:
     """One human-readable line per difference; an empty list means the scenario passes."""
-    result = run_scenario(doc)
+    return compare_result(doc, run_scenario(doc))
+
+
+def compare_result(doc: dict[str, Any], result: dict[str, Any]) -> list[str]:
+    """The differences between each round's `expect` in `doc` and the result
+    `run_scenario(doc)` gave; rounds without `expect` are not compared."""
     differences: list[str] = []
     for index, (played, expected_round) in enumerate(zip(result["rounds"], doc["rounds"],
                                                          strict=True)):

@@ -75,3 +75,35 @@ def test_profiles_list_and_show(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert shown["decks"] == 8 and shown["decision_timeout"] == "hit_to_12"
     assert main(["profiles", "show", "atlantis"]) == 2
     assert "no such profile" in capsys.readouterr().err
+
+
+def test_replay_checks_the_expect_blocks_and_fails_on_a_difference(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, "case.json", CASE)
+    assert main(["replay", str(path)]) == 0
+    assert "1 round(s) as expected" in capsys.readouterr().err
+    # Box 1 stands on 19 against the dealer's 7 + K = 17: it wins its 100, not 150.
+    wrong = json.loads(json.dumps(CASE))
+    wrong["rounds"][0]["expect"]["net"] = {"box1/main": 150}
+    wrong["rounds"][0]["expect"]["dealer"] = ["7H", "KS", "2C"]
+    path = _write(tmp_path, "wrong.json", wrong)
+    for extra in ([], ["--json"]):
+        assert main(["replay", str(path), *extra]) == 1
+        captured = capsys.readouterr()
+        assert "round 1: net: expected" in captured.err and "box1/main: expected 150, got 100" \
+            in captured.err
+        assert "round 1: dealer: expected" in captured.err
+        assert "2 difference(s)" in captured.err
+        if extra:  # the result still comes out, whole, on stdout
+            assert json.loads(captured.out)["rounds"][0]["net"] == {"box1/main": 100}
+
+
+def test_replay_json_writes_one_round_a_line(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads(json.dumps(CASE))
+    doc["rounds"] = [{"events": doc["rounds"][0]["events"]} for _ in range(3)]
+    path = _write(tmp_path, "three.json", doc)
+    assert main(["replay", str(path), "--json"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 5 and lines[0] == '{"rounds": [' and lines[-1] == "]}"
+    assert [json.loads(line.rstrip(","))["round"] for line in lines[1:-1]] == [1, 2, 3]
