@@ -65,7 +65,7 @@ def _rtp(args: argparse.Namespace) -> int:
     main = analyse(rules)
     figures = bet_figures(rules, main)
     if args.simulate:
-        from houseedge.sim import simulated_figures
+        from houseedge.simulate import simulated_figures
 
         figures += simulated_figures(rules, main, args.simulate, args.seed)
     if args.json:
