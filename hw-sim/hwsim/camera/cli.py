@@ -46,8 +46,8 @@ def run_frame(args: argparse.Namespace) -> int:
     try:
         image, layout = render_table_frame(args.table, args.design, args.seed, args.card_width,
                                            arms=args.arms, moving=args.moving)
-    except ValueError as exc:
-        print(f"error: {exc}")
+    except (ValueError, KeyError) as exc:
+        print(f"error: {exc.args[0] if exc.args else exc}")
         return 2
     if not cv2.imwrite(str(args.out), image):
         print(f"error: could not write {args.out} (use a .png or .jpg name in a folder that "
@@ -80,7 +80,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     frame.add_argument("--out", type=Path, required=True, help="image file to write")
     frame.add_argument("--layout", type=Path, default=None,
                        help="also write the table layout (vision.layout file) here")
-    frame.add_argument("--design", choices=sorted(DESIGNS), default=DEFAULT_DESIGN)
+    frame.add_argument("--design", default=DEFAULT_DESIGN,
+                       help=f"a drawn design ({', '.join(sorted(DESIGNS))}) or a deck of real "
+                            "artwork from the deck corpus, e.g. kde-standard")
     frame.add_argument("--seed", type=int, default=0)
     frame.add_argument("--card-width", type=int, default=DEFAULT_CARD_WIDTH)
     frame.add_argument("--arms", type=int, default=0, help="dealer's arms over the cards")
@@ -92,6 +94,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     scenes.add_argument("--n", type=int, default=200)
     scenes.add_argument("--seed", type=int, default=7)
     scenes.add_argument("--designs", nargs="+", default=None,
-                        help="design names or tuning / held-out / all (default held-out)")
+                        help="design or deck names, or tuning / held-out / all / real-training / "
+                             "real-held-out (default held-out)")
     scenes.set_defaults(func=run_scenes)
     return parser

@@ -19,8 +19,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from hwsim.camera.artwork import HELD_OUT_DECKS, TRAINING_DECKS, ArtworkDeck
 from hwsim.camera.cards import RANKS
 from hwsim.camera.designs import DESIGNS, HELD_OUT_DESIGNS, TUNING_DESIGNS, CardDesign
+from hwsim.camera.faces import Design, design_named
 from hwsim.camera.pips import SUITS
 from hwsim.camera.render import RenderedScene, SceneSpec, render_scene
 
@@ -64,34 +66,38 @@ def random_spec(rng: np.random.Generator, frame_size: tuple[int, int] = (1280, 7
     )
 
 
-def resolve_designs(names: Sequence[str | CardDesign] | None) -> list[CardDesign]:
-    """Designs by name or group (`tuning`, `held-out`, `all`); None means held-out."""
+def resolve_designs(names: Sequence[str | Design] | None) -> list[Design]:
+    """Designs by name or group; None means the drawn held-out designs.
+
+    Groups: `tuning`, `held-out` and `all` (drawn designs), `real-training` and
+    `real-held-out` (decks of real artwork from the corpus, `hwsim.camera.artwork`).
+    Any other name is a drawn design or a deck of the corpus.
+    """
     if not names:
         names = list(HELD_OUT_DESIGNS)
-    out: list[CardDesign] = []
+    groups: dict[str, Sequence[str]] = {
+        "tuning": TUNING_DESIGNS, "held-out": HELD_OUT_DESIGNS, "held_out": HELD_OUT_DESIGNS,
+        "all": tuple(DESIGNS), "real-training": TRAINING_DECKS, "real-held-out": HELD_OUT_DECKS}
+    out: list[Design] = []
     for item in names:
-        if isinstance(item, CardDesign):
+        if isinstance(item, CardDesign | ArtworkDeck):
             out.append(item)
-        elif item == "tuning":
-            out.extend(DESIGNS[n] for n in TUNING_DESIGNS)
-        elif item in ("held-out", "held_out"):
-            out.extend(DESIGNS[n] for n in HELD_OUT_DESIGNS)
-        elif item == "all":
-            out.extend(DESIGNS.values())
-        elif item in DESIGNS:
-            out.append(DESIGNS[item])
-        else:
-            known = ", ".join(sorted(DESIGNS))
-            raise ValueError(f"unknown design {item!r}: use one of {known}, or the groups "
-                             "tuning, held-out, all")
+            continue
+        try:
+            out.extend(design_named(name) for name in groups.get(item, (item,)))
+        except KeyError as error:
+            raise ValueError(f"{error.args[0]}; groups: {', '.join(sorted(groups))}") from None
     return out
 
 
-def generate_scenes(n: int, seed: int,
-                    designs: Sequence[str | CardDesign] | None = None) -> Iterator[RenderedScene]:
-    """`n` random scenes; scene i uses design i modulo the list. Same arguments, same scenes."""
+def generate_scenes(n: int, seed: int, designs: Sequence[str | Design] | None = None,
+                    start: int = 0) -> Iterator[RenderedScene]:
+    """`n` random scenes from number `start` on; scene i uses design i modulo the list.
+
+    Same arguments, same scenes; scene i is the same whatever `start` and `n` reach it.
+    """
     chosen = resolve_designs(designs)
-    for i in range(n):
+    for i in range(start, start + n):
         rng = np.random.default_rng([seed, i])
         spec = random_spec(rng)
         scene = render_scene(spec, chosen[i % len(chosen)], int(rng.integers(2**31)))

@@ -9,8 +9,10 @@
 
 `Felt` is thread-safe: a simulated dealer lays cards from its thread while
 the camera's reader renders frames from another. `FeltCamera` renders the felt
-with `render_table_frame` and keeps the last frame while the felt has not
-changed (rendering takes a good part of a second).
+with `SteadyFelt` (the table of `render_table_frame`, a hand drawn again only
+when its own cards change, as cards laid on a real table stay put) and keeps the
+last frame while the felt has not changed (rendering takes a good part of a
+second).
 """
 
 from __future__ import annotations
@@ -22,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from hwsim.camera.designs import CardDesign
+from hwsim.camera.faces import Design
+from hwsim.camera.steady_felt import SteadyFelt
 from hwsim.camera.table_frames import (
     DEFAULT_CARD_WIDTH,
     DEFAULT_DESIGN,
     TABLE_BOXES,
-    render_table_frame,
     table_layout,
 )
 
@@ -140,7 +142,7 @@ class FeltCamera:
     """
 
     def __init__(self, felt: Felt, frame_size: tuple[int, int] = (1280, 720), *,
-                 design: CardDesign | str = DEFAULT_DESIGN, seed: int = 0,
+                 design: Design | str = DEFAULT_DESIGN, seed: int = 0,
                  card_width: int = DEFAULT_CARD_WIDTH) -> None:
         self.felt = felt
         self.frame_size = frame_size
@@ -154,6 +156,7 @@ class FeltCamera:
         self._frame: np.ndarray | None = None
         self._frame_version = -1
         self._layout: dict[str, Any] | None = None
+        self._steady = SteadyFelt(design, seed, card_width, frame_size)
 
     def read(self) -> np.ndarray | None:
         """The felt as the camera sees it now; None once closed."""
@@ -162,10 +165,7 @@ class FeltCamera:
                 return None
             version, cards = self.felt.state()
             if self._frame is None or version != self._frame_version:
-                image, layout = render_table_frame(
-                    cards, design=self.design, seed=self.seed, card_width=self.card_width,
-                    frame_size=self.frame_size)
-                self._frame, self._frame_version, self._layout = image, version, layout
+                self._frame, self._frame_version = self._steady.frame(cards), version
                 self.renders += 1
             self.reads += 1
             return self._frame.copy()

@@ -33,17 +33,16 @@ from hwsim.camera.camera_view import (
     in_frame_fraction,
     layout_seen,
 )
-from hwsim.camera.cards import (
+from hwsim.camera.cards import card_height, parse_card
+from hwsim.camera.chips import DENOMINATIONS, draw_chip_stack
+from hwsim.camera.faces import (
+    Design,
     card_geometry,
-    card_height,
     glyph_boxes,
     index_boxes,
-    parse_card,
     render_back,
     render_card,
 )
-from hwsim.camera.chips import DENOMINATIONS, draw_chip_stack
-from hwsim.camera.designs import CardDesign
 from hwsim.camera.fanning import FanStyle, place_hand
 from hwsim.camera.plane import (
     ARM_ID,
@@ -234,7 +233,7 @@ def _place_chips(rng: np.random.Generator, canvas: TablePlane, spec: SceneSpec,
 
 
 def _draw_moving_card(rng: np.random.Generator, canvas: TablePlane, geometry: TableGeometry,
-                      card: str, design: CardDesign, width: int) -> np.ndarray:
+                      card: str, design: Design, width: int) -> np.ndarray:
     """A card sliding from the dealer to a box, smeared along its path; returns its centre."""
     sprite = render_card(card, design, width)
     length = rng.uniform(0.3, 0.6) * width
@@ -311,7 +310,7 @@ def _truth(placed: Sequence[_PlacedCard], canvas: TablePlane, view: CameraView,
     return truth
 
 
-def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScene:
+def render_scene(spec: SceneSpec, design: Design, seed: int) -> RenderedScene:
     """Draw `spec` with cards of `design`; the same spec, design and seed give the same scene."""
     rng = np.random.default_rng(seed)
     w, h = spec.frame_size
@@ -350,9 +349,9 @@ def render_scene(spec: SceneSpec, design: CardDesign, seed: int) -> RenderedScen
                 continue
             owner_id = len(placed) + 1
             canvas.paste(render_card(card, design, spec.card_width), canvas_m, owner_id, shadow)
-            own_quads = [box_quad(b) for b in index_boxes(design, spec.card_width, card[0])]
+            own_quads = [box_quad(b) for b in index_boxes(design, spec.card_width, card)]
             own_glyphs = [(apply(canvas_m, box_quad(rank_box)), apply(canvas_m, box_quad(suit_box)))
-                          for rank_box, suit_box in glyph_boxes(design, spec.card_width, card[0])]
+                          for rank_box, suit_box in glyph_boxes(design, spec.card_width, card)]
             placed.append(_PlacedCard(card, name, owner_id,
                                       [apply(canvas_m, q) for q in own_quads], own_glyphs))
             card_quads.append(apply(canvas_m, np.array(

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from hwsim.camera.designs import CardDesign, design_named
+from hwsim.camera.faces import Design, design_named
 from hwsim.camera.render import SceneSpec, render_scene
 
 TABLE_BOXES: tuple[str, ...] = tuple(f"box{k}" for k in range(1, 8))
@@ -40,7 +40,7 @@ def table_layout(frame_size: tuple[int, int] = (1280, 720)) -> dict[str, Any]:
 
 
 def render_table_frame(table: Mapping[str, Sequence[str]],
-                       design: CardDesign | str = DEFAULT_DESIGN, seed: int = 0,
+                       design: Design | str = DEFAULT_DESIGN, seed: int = 0,
                        card_width: int = DEFAULT_CARD_WIDTH,
                        frame_size: tuple[int, int] = (1280, 720), arms: int = 0,
                        moving: Sequence[str] = ()) -> tuple[np.ndarray, dict[str, Any]]:
