@@ -36,7 +36,6 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -181,17 +180,21 @@ def degrade(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
 class CardSampler:
     """Card-level canvases with known index positions."""
 
-    def __init__(self, designs: Sequence[Any], render_card: Any, card_geometry: Any) -> None:
+    def __init__(self, designs: Sequence[Any], render_card: Any, index_boxes: Any) -> None:
         self.designs = list(designs)
         self.render_card = render_card
-        self.card_geometry = card_geometry
+        self.index_boxes = index_boxes
         self._cache: dict[tuple[str, str, int], tuple[np.ndarray, IndexGlyphs | None]] = {}
 
     def card(self, code: str, design: Any, width: int) -> tuple[np.ndarray, IndexGlyphs | None]:
         key = (code, design.name, width)
         if key not in self._cache:
             image = self.render_card(code, design, width)
-            index_box = self.card_geometry(design, width).top_left
+            x0, y0, x1, y1 = self.index_boxes(design, width, code)[0]
+            # A little room around the index, so a glyph the finder sees a pixel larger
+            # still counts.
+            pad = 0.15 * (y1 - y0)
+            index_box = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
             self._cache[key] = (image, locate_index(image, index_box))
         return self._cache[key]
 
@@ -615,28 +618,56 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
     return probabilities
 
 
+CHUNK = 250  # card-level canvases per task; scenes per task are a tenth of it
+
+
+def _example_task(task: tuple[str, int, int, int, tuple[str, ...], bool]) -> Examples:
+    """One chunk of examples; a chunk depends only on its own numbers (any worker count)."""
+    from hwsim.camera.dataset import generate_scenes, resolve_designs
+    from hwsim.camera.faces import index_boxes, render_card
+    from hwsim.camera.render import SceneSpec, render_scene
+
+    kind, chunk, count, seed, names, scene_indices = task
+    cv2.setNumThreads(1)
+    designs = resolve_designs(list(names))
+    if kind == "cards":
+        sampler = CardSampler(designs, render_card, index_boxes)
+        return card_level_data(np.random.default_rng([seed, chunk]), sampler, count)
+    if kind == "benchmark-like":
+        scenes = generate_scenes(count, seed + 1000, list(names), start=chunk * count)
+    else:
+        scenes = random_scenes(count, seed + 2000 + chunk, designs, render_scene, SceneSpec)
+    return scene_examples(scenes, scene_indices)
+
+
 def make_examples(args: argparse.Namespace, designs: Sequence[Any],
                   names: Sequence[str]) -> Examples:
-    """Render the training examples: card-level canvases, then scenes."""
-    from hwsim.camera.cards import card_geometry
-    from hwsim.camera.dataset import generate_scenes
-    from hwsim.camera.render import SceneSpec, render_card, render_scene
+    """Render the training examples (card-level canvases, then scenes) on `--jobs` processes."""
+    from multiprocessing import get_context
 
-    rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
-    sampler = CardSampler(designs, render_card, card_geometry)
-    card_level = card_level_data(rng, sampler, args.samples)
-    print(f"card-level: {card_level[0].shape[0]} examples, "
-          f"{(card_level[1] != NOT_INDEX).sum()} indices "
-          f"({time.perf_counter() - started:.0f} s)", flush=True)
+    key = tuple(names)
+    tasks: list[tuple[str, int, int, int, tuple[str, ...], bool]] = []
+    for chunk, first in enumerate(range(0, args.samples, CHUNK)):
+        tasks.append(("cards", chunk, min(CHUNK, args.samples - first), args.seed, key,
+                      args.scene_indices))
     # Half the scenes as the benchmark draws them (other seeds), half with harsher spoiling.
-    scenes = chain(generate_scenes(args.scenes // 2, args.seed + 1000, names),
-                   random_scenes(args.scenes - args.scenes // 2, args.seed + 2000, designs,
-                                 render_scene, SceneSpec))
-    in_scenes = scene_examples(scenes, args.scene_indices)
-    print(f"scenes: {in_scenes[0].shape[0]} examples, {(in_scenes[1] != NOT_INDEX).sum()} "
-          f"indices ({time.perf_counter() - started:.0f} s)", flush=True)
-    examples = tuple(np.concatenate([a, b]) for a, b in zip(card_level, in_scenes, strict=True))
+    per_task = max(1, CHUNK // 10)
+    for kind, total in (("benchmark-like", args.scenes // 2),
+                        ("harsh", args.scenes - args.scenes // 2)):
+        for chunk in range(math.ceil(total / per_task)):
+            tasks.append((kind, chunk, min(per_task, total - chunk * per_task), args.seed, key,
+                          args.scene_indices))
+    with get_context("spawn").Pool(args.jobs) as pool:
+        parts = []
+        for done, part in enumerate(pool.imap(_example_task, tasks), start=1):
+            parts.append(part)
+            if done % 10 == 0 or done == len(tasks):
+                print(f"examples: {done}/{len(tasks)} tasks "
+                      f"({time.perf_counter() - started:.0f} s)", flush=True)
+    examples = tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
+    print(f"{examples[0].shape[0]} examples, {(examples[1] != NOT_INDEX).sum()} indices",
+          flush=True)
     return (examples[0], examples[1], examples[2], examples[3])
 
 
@@ -655,18 +686,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--verify-below", type=float, default=0.9,
                         help="the verifier reads every pair the MLP gives less than this "
                              "probability of not being an index")
+    parser.add_argument("--designs", nargs="+", default=["tuning", "real-training"],
+                        help="designs and decks to train on, or the groups tuning and "
+                             "real-training (default: both groups)")
+    parser.add_argument("--jobs", type=int, default=2,
+                        help="processes rendering examples (the result does not depend on it)")
     parser.add_argument("--out", type=Path, default=MODEL_FILE)
     parser.add_argument("--cache", type=Path, default=None,
                         help="keep the generated examples in this .npz and reuse them")
     args = parser.parse_args(argv)
 
     # The renderer is only needed here, never by the recognizer at run time.
-    from hwsim.camera.designs import DESIGNS, HELD_OUT_DESIGNS, TUNING_DESIGNS
+    from hwsim.camera.artwork import HELD_OUT_DECKS, corpus_folder
+    from hwsim.camera.dataset import resolve_designs
+    from hwsim.camera.deck_corpus import ensure_corpus
+    from hwsim.camera.designs import HELD_OUT_DESIGNS
 
-    names = [d if isinstance(d, str) else d.name for d in TUNING_DESIGNS]
-    held = {d if isinstance(d, str) else d.name for d in HELD_OUT_DESIGNS}
-    assert not held & set(names), "a held-out design is listed for tuning"
-    designs = [DESIGNS[n] for n in names]
+    held = set(HELD_OUT_DESIGNS) | set(HELD_OUT_DECKS)
+    if set(args.designs) & (held | {"held-out", "real-held-out", "all"}):
+        raise SystemExit("held-out designs are never trained on; choose training designs only")
+    if "real-training" in args.designs or any("-" in d for d in args.designs):
+        ensure_corpus(corpus_folder())
+    designs = resolve_designs(args.designs)
+    names = [d.name for d in designs]
+    assert not held & set(names), "a held-out design is listed for training"
     print(f"training on designs {names}; held out (never rendered here): {sorted(held)}")
 
     if args.cache is not None and args.cache.exists():
