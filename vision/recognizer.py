@@ -48,6 +48,7 @@ MODEL_INFO = MODEL_DIR / "index_classifier.json"
 FILTER_FILE = MODEL_DIR / "index_filter.onnx"
 VERIFIER_FILE = MODEL_DIR / "index_verifier.onnx"
 NOT_INDEX = len(RANKS)  # the rank head's last class
+UNKNOWN = "??"  # an index corner seen but not read surely enough
 
 
 class ModelError(RuntimeError):
@@ -97,18 +98,37 @@ class Recognizer:
 
     def detect(self, frame: np.ndarray, layout: Layout | None = None) -> list[Detection]:
         """Every card index read in the frame, one detection per card."""
+        return self.detect_all(frame, layout)[0]
+
+    def detect_all(self, frame: np.ndarray, layout: Layout | None = None
+                   ) -> tuple[list[Detection], list[Detection]]:
+        """The cards read, and the index corners seen but not read surely enough.
+
+        An unsure corner is reported as card `UNKNOWN` at its place, never guessed:
+        the networks call it an index but rank x suit probability stays under
+        `min_confidence`. Corners of cards that were read are not reported again.
+        """
         if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
             raise ValueError(f"expected a BGR uint8 frame (HxWx3), got {frame.dtype} "
                              f"{frame.shape}")
-        reads = merge_reads(self.read_candidates(frame))
+        candidates = self.read_candidates(frame, keep_unsure=True)
+        reads = merge_reads([r for r in candidates if r.card != UNKNOWN])
+        unsure = unknown_reads([r for r in candidates if r.card == UNKNOWN], reads)
         if layout is not None and tuple(layout.image_size) != (frame.shape[1], frame.shape[0]):
             layout = layout.scaled_to(frame.shape[1], frame.shape[0])
-        boxes = boxes_of(reads, layout) if layout is not None else [None] * len(reads)
-        return [Detection(r.card, r.x, r.y, r.confidence, box)
-                for r, box in zip(reads, boxes, strict=True)]
+        found: list[list[Detection]] = []
+        for group in (reads, unsure):
+            boxes = boxes_of(group, layout) if layout is not None else [None] * len(group)
+            found.append([Detection(r.card, r.x, r.y, r.confidence, box)
+                          for r, box in zip(group, boxes, strict=True)])
+        return found[0], found[1]
 
-    def read_candidates(self, frame: np.ndarray) -> list[_Read]:
-        """Every candidate pair the classifier accepts, before merging."""
+    def read_candidates(self, frame: np.ndarray, keep_unsure: bool = False) -> list[_Read]:
+        """Every candidate pair the classifier accepts, before merging.
+
+        With `keep_unsure`, pairs called an index but read with too little
+        confidence come too, as card `UNKNOWN`.
+        """
         features, rank_at, suit_at, crops = candidate_features(frame, self.looks_like_index)
         if features.shape[0] == 0:
             return []
@@ -126,13 +146,15 @@ class Recognizer:
         rank = rank_p.argmax(axis=1)
         suit = suit_p.argmax(axis=1)
         confidence = rank_p.max(axis=1) * suit_p.max(axis=1)
-        keep = np.flatnonzero((rank != NOT_INDEX) & (confidence >= self.min_confidence))
+        sure = (rank != NOT_INDEX) & (confidence >= self.min_confidence)
+        unsure = ~sure & (rank_p[:, NOT_INDEX] < 0.5) if keep_unsure else np.zeros_like(sure)
         reads: list[_Read] = []
-        for k in keep:
+        for k in np.flatnonzero(sure | unsure):
             down = suit_at[k] - rank_at[k]
             scale = float(np.hypot(down[0], down[1]))
             middle = (rank_at[k] + suit_at[k]) / 2.0
-            reads.append(_Read(RANKS[rank[k]] + SUITS[suit[k]], float(middle[0]),
+            code = RANKS[rank[k]] + SUITS[suit[k]] if sure[k] else UNKNOWN
+            reads.append(_Read(code, float(middle[0]),
                                float(middle[1]), float(confidence[k]), scale,
                                (float(down[0] / scale), float(down[1] / scale))))
         return reads
@@ -306,6 +328,19 @@ def merge_reads(reads: list[_Read]) -> list[_Read]:
                        and math.dist(card_centre(r), card_centre(other))
                        < SAME_CARD * max(r.scale, other.scale)
                        for other in alone)]
+
+
+def unknown_reads(unsure: list[_Read], reads: list[_Read]) -> list[_Read]:
+    """One unsure read per index corner, leaving out corners of cards that were read."""
+    kept: list[_Read] = []
+    for read in sorted(unsure, key=lambda r: -r.confidence):
+        same_index = any(math.dist((read.x, read.y), (o.x, o.y)) < 0.8 * max(read.scale, o.scale)
+                         for o in [*reads, *kept])
+        read_card = any(math.dist(card_centre(read), card_centre(o))
+                        < SAME_CARD * max(read.scale, o.scale) for o in reads)
+        if not same_index and not read_card:
+            kept.append(read)
+    return kept
 
 
 def _geometric_mean(a: np.ndarray, b: np.ndarray) -> np.ndarray:
