@@ -1,0 +1,19 @@
+#!/bin/sh
+# Debian packages the test suite needs, installed when missing (as root, or with sudo):
+#   gnome-cards-data, kdegames-card-data-kf5, librsvg2-bin: real card decks the camera
+#   tests render (tools/render_deck_corpus.py).
+set -eu
+PACKAGES="gnome-cards-data kdegames-card-data-kf5 librsvg2-bin"
+missing=""
+for package in $PACKAGES; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $package"
+    fi
+done
+[ -z "$missing" ] && exit 0
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+echo "installing Debian packages:$missing"
+$SUDO apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q $missing >/dev/null
