@@ -14,6 +14,8 @@ from typing import Any
 
 SHOE_DRIVERS = ("shoelink", "text", "none")
 DEFAULT_JOURNAL = "var/journal.sqlite"
+# `tablectl run --sim`'s: another table, so another file (`tablectl journal` finds it).
+DEFAULT_SIM_JOURNAL = "var/sim-journal.sqlite"
 
 
 class ConfigError(Exception):

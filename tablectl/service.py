@@ -240,6 +240,7 @@ class TableService:
                 self._loop_done = True
                 self._commit_wanted.notify()
             committer.join()
+            self._record_round_over_at_stop()
             self._stopped.set()
 
     def _take_batch(self) -> list[Submission]:
@@ -432,6 +433,25 @@ class TableService:
                 break
             self.journal.record_round(result["round"], result)
             self._recorded_round = result["round"]
+
+    def _record_round_over_at_stop(self) -> None:
+        """At a stop, a round that is over (settled or void) is recorded too: no
+        next round will begin in this run to record it. A card drawn before the
+        next round after a restart is journaled with that round."""
+        table = self.table
+        if (self.journal_fault is not None or table.state not in ("settled", "void")
+                or table.rounds_played != self._recorded_round + 1):
+            return
+        result = table.current_result()
+        if result is None:
+            return
+        try:
+            self.journal.record_round(result["round"], result)
+            self.journal.commit()
+        except (JournalError, ValueError) as error:
+            self._journal_failed(error)
+            return
+        self._recorded_round = result["round"]
 
     def _commit(self) -> bool:
         if self.journal_fault is not None:

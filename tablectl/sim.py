@@ -26,7 +26,7 @@ from typing import Any, TextIO
 from hwsim.panel import MockPanel
 from hwsim.shoe import LineFaults
 
-from tablectl.config import Config, parse_config
+from tablectl.config import DEFAULT_SIM_JOURNAL, Config, parse_config
 from tablectl.daemon import Daemon
 from tablectl.display import render_table, round_line
 from tablectl.lamps import lamp_picture
@@ -47,7 +47,6 @@ from tablectl.sim_order import DevicesOrder
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SIM_JOURNAL = "var/sim-journal.sqlite"
 # Seven RGB boxes and the four lamps; the virtual dealer needs no buttons but
 # these three (a real header has too few pins for seven boxes and every button).
 SIM_PIN_MAP: dict[str, Any] = {

@@ -79,8 +79,9 @@ def register(subparsers: Any) -> None:
         help="round numbers and ranges, e.g. 3-7,9 (default: every recorded round)",
     )
     export.add_argument(
-        "--format", required=True, choices=EXPORT_FORMATS,
-        help="json: one scenario document; jsonl: a header line, then one round a line",
+        "--format", default="json", choices=EXPORT_FORMATS,
+        help="json (the default): one scenario document; jsonl: a header line, then one "
+        "round a line",
     )
     export.add_argument(
         "-o", "--output", type=Path, metavar="FILE", help="write to FILE (default: stdout)"
@@ -92,8 +93,8 @@ def _journal_options(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--journal", type=Path, metavar="PATH",
-        help="the journal file (default: var/journal.sqlite in the current folder, as the "
-        "daemon's default)",
+        help="the journal file (default: var/journal.sqlite in the current folder, the "
+        "daemon's; if it is not there, var/sim-journal.sqlite, the simulated table's)",
     )
     where.add_argument(
         "--config", type=Path, metavar="PATH",
@@ -135,13 +136,22 @@ def _journal_path(args: argparse.Namespace) -> tuple[Path, str]:
             raise _Fail(f"{error.source}: {problems}; fix the config file or give the "
                         "journal with --journal PATH") from None
         return path, f"[journal] path of {args.config}"
-    from tablectl.config import DEFAULT_JOURNAL
+    from tablectl.config import DEFAULT_JOURNAL, DEFAULT_SIM_JOURNAL
 
-    return Path(DEFAULT_JOURNAL), "the default"
+    daemon, simulated = Path(DEFAULT_JOURNAL), Path(DEFAULT_SIM_JOURNAL)
+    if not daemon.exists() and simulated.exists():
+        return simulated, "the simulated table's journal (no daemon journal here)"
+    if daemon.exists() and simulated.exists():
+        return daemon, (f"the daemon's journal; the simulated table's is {simulated}, "
+                        "read with --journal")
+    return daemon, "the default"
 
 
 def _open(args: argparse.Namespace) -> Journal:
     path, origin = _journal_path(args)
+    if args.journal is None and args.config is None and path.exists():
+        # Which of the two default files was read, so that nobody reads the wrong table.
+        print(f"reading {path} ({origin})", file=sys.stderr)
     if not path.exists():
         where = "" if path.is_absolute() else f", looked for in {Path.cwd()}"
         raise _Fail(

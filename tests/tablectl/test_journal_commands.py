@@ -341,6 +341,32 @@ def test_the_default_journal_is_var_journal_sqlite_in_the_working_folder(
     assert out.startswith("var/journal.sqlite: profile casinos-austria, 2 round(s) recorded")
 
 
+def test_without_a_daemon_journal_the_simulated_tables_is_read_and_named(
+        journal: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # What `tablectl run --sim` leaves in a fresh clone: var/sim-journal.sqlite only.
+    (tmp_path / "var").mkdir()
+    journal.rename(tmp_path / "var" / "sim-journal.sqlite")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "journal", "rounds")
+    assert code == 0
+    assert out.startswith("var/sim-journal.sqlite: profile casinos-austria, 2 round(s)")
+    assert "reading var/sim-journal.sqlite (the simulated table's journal" in err
+    # With both files, the daemon's is read and the other one is pointed at.
+    Daemon(tmp_path / "var" / "journal.sqlite").close()
+    code, out, err = run(capsys, "journal", "rounds")
+    assert code == 0 and out.startswith("var/journal.sqlite: profile casinos-austria, 0 round")
+    assert "the simulated table's is var/sim-journal.sqlite, read with --journal" in err
+
+
+def test_export_writes_one_json_document_without_format(
+        journal: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "journal", "export", "--journal", str(journal))
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["format"] == "table-scenario/1" and len(doc["rounds"]) == 2
+
+
 def test_the_journal_path_from_a_config_file(
         journal: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "table.toml"

@@ -18,6 +18,7 @@ from table.journal import Journal
 from table.machine import Table
 from table.profiles import load_profile
 from table.views import Outcome
+from tablectl.daemon import Daemon
 from tablectl.lamps import lamp_picture
 from tablectl.links import ServiceForward
 from tablectl.service import Receipt, Submission, TableService
@@ -250,6 +251,40 @@ def test_finished_rounds_are_recorded_with_their_result(start: Start) -> None:
     assert records[1].result["dealer"] == ["TH", "7D"]
     assert [e.event for e in service.journal.round_events(2)] == round_two
     assert service.recorded_round == 2
+
+
+def test_a_stop_records_the_round_that_is_over_and_not_one_in_play(
+        start: Start, journal_path: Path) -> None:
+    # Box 1 holds T+9 = 19; the dealer 6, K = 16 draws 8 and busts: box 1 nets +100.
+    # No next round begins, so only the stop can record it.
+    service = start()
+    for event in [bet(1, 100), DEAL, card("TS"), card("6D"), card("9C"), do(1, "stand"),
+                  card("KD"), card("8C")]:
+        assert service.submit_and_wait(event, "sim").accepted
+    assert service.journal.rounds() == []
+    service.stop()
+    assert service.wait_stopped(10.0)
+    reader = Journal(journal_path, read_only=True)
+    try:
+        records = reader.rounds()
+        assert [(r.round_no, r.status, r.start_seq, r.end_seq) for r in records] == [
+            (1, "settled", 1, 8)]
+        assert records[0].result["net"] == {"box1/main": 100}
+    finally:
+        reader.close()
+    # A round still in play at the stop is not recorded (the next start resumes or voids it).
+    service.journal.close()
+    journal = Journal(journal_path)
+    second = TableService(Daemon.replay(journal, load_profile("casinos-austria"))[0], journal)
+    thread = threading.Thread(target=second.run, daemon=True)
+    thread.start()
+    for event in [bet(2, 50), DEAL, card("5S")]:
+        assert second.submit_and_wait(event, "sim").accepted
+    second.stop()
+    assert second.wait_stopped(10.0)
+    thread.join(5.0)
+    assert [r.round_no for r in second.journal.rounds()] == [1]
+    second.journal.close()
 
 
 def test_a_full_journal_halts_the_table_and_acknowledges_nothing_unstored(
