@@ -49,7 +49,12 @@ from vision.candidates import find_blobs  # noqa: E402
 from vision.detection import RANKS, SUITS  # noqa: E402
 from vision.features import CROP_H, CROP_W, FEATURE_SIZE, GLANCE_START, net_input  # noqa: E402
 from vision.onnx_writer import ConvLayer, DenseLayer, cnn_to_onnx, mlp_to_onnx  # noqa: E402
-from vision.recognizer import MODEL_FILE, NOT_INDEX, candidate_features  # noqa: E402
+from vision.recognizer import (  # noqa: E402
+    MODEL_FILE,
+    NOT_INDEX,
+    candidate_features,
+    forward_all,
+)
 
 CARDS = [r + s for r in RANKS for s in SUITS]
 NO_SUIT = -1  # suit label of "not an index" examples (the suit head ignores them)
@@ -595,13 +600,13 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
         [DenseLayer(numpy_of(dense.weight).T, numpy_of(dense.bias))],
         {"rank": DenseLayer(numpy_of(rank_head.weight).T, numpy_of(rank_head.bias)),
          "suit": DenseLayer(numpy_of(suit_head.weight).T, numpy_of(suit_head.bias))},
-        (3, CROP_H, CROP_W)))
+        (3, CROP_H, CROP_W), embedding="embedding"))
     net = cv2.dnn.readNetFromONNX(str(path))
     with torch.no_grad():
         check = inputs[:512]
         want_rank, want_suit = forward(check)
-    net.setInput(check.numpy())
-    got_rank, got_suit = net.forward(["rank", "suit"])
+    outputs = forward_all(net, check.numpy())
+    got_rank, got_suit = outputs["rank"], outputs["suit"]
     error = max(float(np.abs(got_rank - want_rank.numpy()).max()),
                 float(np.abs(got_suit - want_suit.numpy()).max()))
     assert error < 1e-2, f"the exported verifier differs from the trained one by {error}"
@@ -609,8 +614,8 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
     def probabilities(some: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         out_rank, out_suit = [], []
         for start in range(0, some.shape[0], 4096):
-            net.setInput(net_input(some[start:start + 4096]))
-            r, s = net.forward(["rank", "suit"])
+            outputs = forward_all(net, net_input(some[start:start + 4096]))
+            r, s = outputs["rank"], outputs["suit"]
             out_rank.append(_softmax(r))
             out_suit.append(_softmax(s))
         return np.concatenate(out_rank), np.concatenate(out_suit)

@@ -158,11 +158,12 @@ class ConvLayer:
 
 def cnn_to_onnx(convs: Sequence[ConvLayer], trunk: Sequence[DenseLayer],
                 heads: dict[str, DenseLayer], input_shape: Sequence[int],
-                input_name: str = "crops") -> bytes:
+                input_name: str = "crops", embedding: str | None = None) -> bytes:
     """Encode conv-ReLU-maxpool blocks, a flatten, a ReLU dense trunk and linear heads.
 
     `input_shape` is (channels, height, width) of one input (NCHW); the flatten
-    keeps channel, row, column order, as PyTorch's does.
+    keeps channel, row, column order, as PyTorch's does. With `embedding`, the
+    trunk's last output is an output of the model too, under that name.
     """
     nodes: list[bytes] = []
     initializers: list[bytes] = []
@@ -184,6 +185,10 @@ def cnn_to_onnx(convs: Sequence[ConvLayer], trunk: Sequence[DenseLayer],
     nodes.append(_node("Flatten", [current], ["flat"], "flatten", [_attribute_int("axis", 1)]))
     current = "flat"
     outputs = _dense_layers(trunk, heads, current, nodes, initializers)
+    if embedding is not None and trunk:
+        last = f"trunk{len(trunk) - 1}_out"
+        nodes.append(_node("Identity", [last], [embedding], f"{embedding}_identity"))
+        outputs.append(_value_info(embedding, ["batch", int(trunk[-1].weight.shape[1])]))
     graph = b"".join(_bytes_field(1, n) for n in nodes)
     graph += _str_field(2, "index_verifier")
     graph += b"".join(_bytes_field(5, t) for t in initializers)

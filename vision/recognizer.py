@@ -170,10 +170,20 @@ class Recognizer:
 
     def verify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The verifier's rank (14 classes) and suit (4) probabilities for colour crops."""
+        rank_p, suit_p, _ = self.verify_and_embed(crops)
+        return rank_p, suit_p
+
+    def verify_and_embed(self, crops: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """The verifier's rank and suit probabilities and, where the model has one, its
+        embedding of each crop (the last hidden layer, unit length), else None."""
         assert self._verifier is not None
-        self._verifier.setInput(net_input(crops))
-        rank_logits, suit_logits = self._verifier.forward(["rank", "suit"])
-        return _softmax(rank_logits), _softmax(suit_logits)
+        outputs = forward_all(self._verifier, net_input(crops))
+        embedding = outputs.get("embedding")
+        if embedding is not None:
+            norms = np.linalg.norm(embedding, axis=1, keepdims=True)
+            embedding = embedding / np.maximum(norms, 1e-6)
+        return _softmax(outputs["rank"]), _softmax(outputs["suit"]), embedding
 
     def classify(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank (14 classes, last = not an index) and suit (4) probabilities per row."""
@@ -361,6 +371,13 @@ def _named_net(info: dict[str, Any], key: str, folder: Path,
         raise ModelError(f"{path.name} (named in {info_path.name}) not found: "
                          "retrain with `python tools/train_vision.py`")
     return cv2.dnn.readNetFromONNX(str(path))
+
+
+def forward_all(net: cv2.dnn.Net, inputs: np.ndarray) -> dict[str, np.ndarray]:
+    """Every output of the network by name (OpenCV 5 computes all outputs or none)."""
+    names = list(net.getUnconnectedOutLayersNames())
+    net.setInput(np.ascontiguousarray(inputs, dtype=np.float32))
+    return dict(zip(names, net.forward(names), strict=True))
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
