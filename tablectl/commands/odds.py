@@ -11,7 +11,7 @@ from houseedge.bets import BetFigure, bet_figures
 from houseedge.mainbet import analyse
 from houseedge.options import profile_with_options
 from houseedge.strategy import chart_json, format_chart
-from table.profiles import ProfileError, Rules
+from table.profiles import ProfileError, Rules, list_profiles
 
 
 def register(subparsers: Any) -> None:
@@ -22,6 +22,9 @@ def register(subparsers: Any) -> None:
     rtp.add_argument("--simulate", type=int, metavar="N", default=0,
                      help="also simulate N hands of the main game (and Dealer Bust)")
     rtp.add_argument("--seed", type=int, default=1, help="seed of the simulation's shuffles")
+    rtp.add_argument("--report", metavar="FOLDER",
+                     help="write the profile's math report (FOLDER/PROFILE.md); PROFILE 'all' "
+                          "writes every shipped profile's")
     rtp.set_defaults(func=_rtp)
 
     strategy = subparsers.add_parser(
@@ -55,7 +58,26 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.4f}%"
 
 
+def _reports(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from houseedge.report import write_report
+
+    names = list_profiles() if args.profile == "all" else [args.profile]
+    for name in names:
+        try:
+            rules = profile_with_options(name, args.option)
+        except ProfileError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        hands = args.simulate or 2_000_000
+        print(write_report(rules, Path(args.report), hands))
+    return 0
+
+
 def _rtp(args: argparse.Namespace) -> int:
+    if args.report:
+        return _reports(args)
     rules = _rules(args)
     if rules is None:
         return 2
