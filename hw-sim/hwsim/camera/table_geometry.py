@@ -2,8 +2,10 @@
 
 The table is a half-moon seen from above the dealer: the dealer stands at the
 top edge, the player boxes are wedges of a ring around a point above the
-frame, numbered left to right in the image. The dealer area is the inside of
-the ring.
+frame. Box 1 is dealt first, at the dealer's left: facing the players, the
+dealer's left is the right of the picture, so the boxes are numbered right to
+left in the image (as `vision.calibrate` numbers them). The dealer area is the
+inside of the ring.
 """
 
 from __future__ import annotations
@@ -34,11 +36,12 @@ class TableGeometry:
         return cls(size, (w / 2, -0.36 * h), 0.78 * h, 1.9 * h, 42.0, 138.0)
 
     def box_angles(self, n: int, k: int) -> tuple[float, float]:
-        """The angular span of box k (0-based, left to right in the image) of n."""
+        """The angular span of box k (0-based: box k + 1) of n, right to left in the image."""
         step = (self.last_angle - self.first_angle) / n
-        # Angles grow from image right to image left, so box 0 takes the largest.
-        hi = self.last_angle - k * step
-        return hi - step, hi
+        # Angles grow from image right to image left: box 0, the dealer's left, takes the
+        # smallest.
+        lo = self.first_angle + k * step
+        return lo, lo + step
 
     def ring_point(self, radius: float, angle_deg: float) -> Point:
         a = math.radians(angle_deg)
