@@ -125,20 +125,41 @@ class CardTracker:
                 known.sum_y += det.y
         # A candidate not seen in this frame, or one that moved, starts over.
         self._candidates = [c for c in self._candidates if c.seen_now]
+        stable = [c for c in self._candidates if c.frames >= self.stable_frames]
+        self._candidates = [c for c in self._candidates if c.frames < self.stable_frames]
+        moves = self._pair_moves(stable)
         events: list[TrackerEvent] = []
-        for cand in list(self._candidates):
-            if cand.frames < self.stable_frames:
-                continue
-            self._candidates.remove(cand)
+        for cand in stable:
             x, y = cand.mean()
-            moved = next((p for p in self._placed
-                          if p.card == cand.card and not p.seen_now), None)
+            moved = moves.get(id(cand))
             if moved is not None:
                 moved.x, moved.y, moved.box, moved.seen_now = x, y, cand.box, True
                 continue
             self._placed.append(_Placed(cand.card, x, y, cand.box))
             events.append(CardPlaced(cand.card, cand.box, x, y))
         return events
+
+    def _pair_moves(self, stable: Sequence[_Candidate]) -> dict[int, _Placed]:
+        """Which settled candidates are placed cards that moved: a placed card not seen in
+        this frame and a candidate of the same code, nearest pairs first, in the same area
+        before another (a multi-deck shoe's second copy dealt elsewhere while the first is
+        pushed a little is a new card, not the first one gone over there)."""
+        pairs = []
+        for cand in stable:
+            x, y = cand.mean()
+            for placed in self._placed:
+                if placed.card == cand.card and not placed.seen_now:
+                    pairs.append((placed.box != cand.box,
+                                  math.hypot(placed.x - x, placed.y - y), cand, placed))
+        pairs.sort(key=lambda pair: (pair[0], pair[1]))
+        moves: dict[int, _Placed] = {}
+        taken: set[int] = set()
+        for _other_area, _distance, cand, placed in pairs:
+            if id(cand) in moves or id(placed) in taken:
+                continue
+            moves[id(cand)] = placed
+            taken.add(id(placed))
+        return moves
 
     def _nearest(self, items: Sequence[_Item], det: Detection) -> _Item | None:
         best: _Item | None = None

@@ -147,6 +147,27 @@ def test_witness_a_card_that_never_left_the_shoe_is_flagged(tmp_path: Path) -> N
     assert result.rounds[0]["hands"][0]["cards"] == ["9S", "7D", "5S"]
 
 
+def test_witness_copies_of_one_card_in_several_places_raise_nothing(tmp_path: Path) -> None:
+    """A six-deck shoe deals the 2D three times: box 4's first card, box 1's second and
+    the dealer's second. Laying a copy must neither move the hands already lying nor
+    pass for a copy already seen. Casinos Austria, worked out by hand: box 1 QH 2D (12)
+    stands, box 4 2D TH (12) stands, the dealer 8D 2D 7S (17) stands: both lose 100."""
+    events: list[dict[str, Any]] = [{"bet": {"box": 1, "amount": 100}},
+                                    {"bet": {"box": 4, "amount": 100}}, {"deal": {}}]
+    events += [{"card": card} for card in ("QH", "2D", "8D", "2D", "TH")]
+    events += [{"do": {"box": 1, "action": "stand"}}, {"do": {"box": 4, "action": "stand"}}]
+    events += [{"card": "2D"}, {"card": "7S"}]
+    doc = {"format": "table-scenario/1", "name": "copies", "profile": "casinos-austria",
+           "rounds": [{"events": events,
+                       "expect": {"status": "settled", "flags": [],
+                                  "net": {"box1/main": -100, "box4/main": -100},
+                                  "dealer": ["8D", "2D", "7S"]}}]}
+    result = _play(doc, tmp_path, "witness")
+    assert result.passed, "\n".join(result.problems())
+    assert result.camera["flags"] == {} and result.alarms == []
+    assert result.camera["events"] == 7  # each card placed once
+
+
 # -- the camera alone ---------------------------------------------------------------------
 
 

@@ -81,3 +81,25 @@ def test_two_cards_of_one_code_in_a_multi_deck_shoe_are_two_events() -> None:
 def test_bad_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="stable_frames"):
         CardTracker(stable_frames=1)
+
+
+def test_a_second_copy_dealt_elsewhere_while_the_first_is_pushed_is_a_new_card() -> None:
+    # Two decks' 2D: one lies in box 4; as the other is dealt to box 1, the first is
+    # pushed (its index read 135 px away, still in box 4). The one in box 1 is new;
+    # the one in box 4 is the card already placed, not a second card there.
+    tracker = CardTracker(stable_frames=3)
+    (first,) = feed(tracker, [[det("2D", 598, 596, "box4")]] * 3)
+    assert isinstance(first, CardPlaced) and first.box == "box4"
+    frames = [[det("2D", 1133, 331, "box1"), det("2D", 617, 462, "box4")]] * 3
+    assert feed(tracker, frames) == [CardPlaced("2D", "box1", 1133, 331)]
+    assert sorted((p.box, p.x) for p in tracker.placed) == [("box1", 1133), ("box4", 617)]
+    assert feed(tracker, frames * 2) == []
+
+
+def test_a_pushed_card_pairs_with_its_nearest_settled_read() -> None:
+    # Two copies placed in one box, both pushed at once: each goes with the read nearest
+    # to it, and no event is made.
+    tracker = CardTracker(stable_frames=2)
+    assert len(feed(tracker, [[det("9S", 100, 100), det("9S", 400, 100)]] * 2)) == 2
+    assert feed(tracker, [[det("9S", 430, 110), det("9S", 130, 110)]] * 2) == []
+    assert sorted(p.x for p in tracker.placed) == [130, 430]
