@@ -17,10 +17,9 @@ Pipeline (see docs/vision.md):
 
 from __future__ import annotations
 
+import hashlib
 import json
-import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +39,12 @@ from vision.features import (
     net_input,
     turn_features,
 )
+from vision.house_deck import HouseDeck, load_house_deck
 from vision.layout import Layout
+from vision.reads import _Read, boxes_of, merge_reads, unknown_reads
+
+__all__ = ["MODEL_FILE", "NOT_INDEX", "UNKNOWN", "ModelError", "Recognizer", "boxes_of",
+           "candidate_features", "forward_all", "merge_reads", "model_id"]
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 MODEL_FILE = MODEL_DIR / "index_classifier.onnx"
@@ -55,24 +59,13 @@ class ModelError(RuntimeError):
     """The classifier file is missing or does not match this code."""
 
 
-@dataclass(frozen=True)
-class _Read:
-    card: str
-    x: float
-    y: float
-    confidence: float
-    scale: float
-    down: tuple[float, float]
-    # The card's centre where both its corners were read (their midpoint), else None.
-    centre: tuple[float, float] | None = None
-
-
 class Recognizer:
     """Finds card indices in BGR frames; one instance per camera (not thread-safe)."""
 
     def __init__(self, model_path: Path | str = MODEL_FILE,
                  info_path: Path | str | None = None,
-                 min_confidence: float | None = None) -> None:
+                 min_confidence: float | None = None,
+                 house_deck: HouseDeck | Path | str | None = None) -> None:
         model_path = Path(model_path)
         info_path = Path(info_path) if info_path is not None else model_path.with_suffix(".json")
         if not model_path.exists() or not info_path.exists():
@@ -95,6 +88,16 @@ class Recognizer:
         # "mean": the verifier's and the MLP's probabilities are combined (their
         # geometric mean); "verifier": the verifier's alone.
         self.combine = str(info.get("combine", "verifier"))
+        verifier_name = info.get("verifier_model")
+        self.verifier_id = (model_id(model_path.parent / str(verifier_name))
+                            if verifier_name else "")
+        # The casino's enrolled deck: its corners are read by likeness to the enrolled ones.
+        if house_deck is not None and not isinstance(house_deck, HouseDeck):
+            house_deck = load_house_deck(house_deck, self.verifier_id)
+        if house_deck is not None and self._verifier is None:
+            raise ModelError("an enrolled house deck needs the verifier network, and this "
+                             "model has none")
+        self.house_deck = house_deck
 
     def detect(self, frame: np.ndarray, layout: Layout | None = None) -> list[Detection]:
         """Every card index read in the frame, one detection per card."""
@@ -137,8 +140,9 @@ class Recognizer:
             # Orders the MLP gives some chance of being an index get the verifier's reading.
             look = np.flatnonzero(rank_p[:, NOT_INDEX] < self.verify_below)
             rank_p[rank_p[:, NOT_INDEX] >= self.verify_below] = np.eye(NOT_INDEX + 1)[NOT_INDEX]
+            embedding = None
             if look.size:
-                v_rank, v_suit = self.verify(crops[look])
+                v_rank, v_suit, embedding = self.verify_and_embed(crops[look])
                 if self.combine == "mean":
                     v_rank = _geometric_mean(v_rank, rank_p[look])
                     v_suit = _geometric_mean(v_suit, suit_p[look])
@@ -146,6 +150,15 @@ class Recognizer:
         rank = rank_p.argmax(axis=1)
         suit = suit_p.argmax(axis=1)
         confidence = rank_p.max(axis=1) * suit_p.max(axis=1)
+        if self.house_deck is not None:
+            # Whether a pair is an index the networks say; which card, the enrolled deck.
+            confidence[:] = 0.0
+            if self._verifier is not None and look.size and embedding is not None:
+                cards, score = self.house_deck.match(embedding)
+                for row, card, value in zip(look, cards, score, strict=True):
+                    if card is not None and rank[row] != NOT_INDEX:
+                        rank[row], suit[row] = RANKS.index(card[0]), SUITS.index(card[1])
+                        confidence[row] = value
         sure = (rank != NOT_INDEX) & (confidence >= self.min_confidence)
         unsure = ~sure & (rank_p[:, NOT_INDEX] < 0.5) if keep_unsure else np.zeros_like(sure)
         reads: list[_Read] = []
@@ -232,127 +245,6 @@ def candidate_features(
     return rows, rank_at, suit_at, ordered_crops
 
 
-# Where a card's centre lies from its index (the rank-suit midpoint), in index scales
-# (rank-to-suit distances) along the card's right and down directions. An index is
-# about 0.1 card widths from the card's side and 0.2 from its top, the centre 0.5 and
-# 0.7, and a card is 5-6 index scales wide: the estimate stays well inside the card.
-CENTRE_RIGHT = 2.0
-CENTRE_DOWN = 2.5
-
-
-def card_centre(read: _Read) -> tuple[float, float]:
-    """The centre of the read's card: its two corners' midpoint, else estimated from one."""
-    if read.centre is not None:
-        return read.centre
-    down_x, down_y = read.down
-    right_x, right_y = down_y, -down_x  # the card's right, as the crops are cut
-    return (read.x + read.scale * (CENTRE_RIGHT * right_x + CENTRE_DOWN * down_x),
-            read.y + read.scale * (CENTRE_RIGHT * right_y + CENTRE_DOWN * down_y))
-
-
-# A card centre less than this many index scales inside its area is "on the line".
-FIRM_DEPTH = 1.5
-# Neighbouring cards of one fanned hand have centres within this many index scales.
-HAND_LINK = 3.5
-
-
-def boxes_of(reads: list[_Read], layout: Layout) -> list[str | None]:
-    """The area each read's card lies in, decided by the card, not by its index corner.
-
-    A hand's last index corner may lie over the line to the next box while the
-    card is still in its own. The card's centre decides where it lies firmly
-    inside an area (1.5 index scales or more). A card whose centre is near a line
-    goes with its hand: the area of the nearest neighbouring card (centres within
-    3.5 index scales) already decided, step by step along the hand from the cards
-    that lie firmly in an area. A card with no such neighbour goes by its centre,
-    or by its index where the centre is outside every area; either point may be
-    up to three index scales outside an area (a hand laid over a box line).
-    """
-    centres = [card_centre(r) for r in reads]
-    boxes: list[str | None] = []
-    decided: list[bool] = []
-    for read, (cx, cy) in zip(reads, centres, strict=True):
-        reach = 3.0 * read.scale
-        area, depth = layout.placed(cx, cy, reach)
-        if area is None:
-            area, depth = layout.placed(read.x, read.y, reach)
-        boxes.append(area)
-        decided.append(area is not None and depth >= FIRM_DEPTH * read.scale)
-    changed = True
-    while changed:
-        changed = False
-        for k, read in enumerate(reads):
-            if decided[k]:
-                continue
-            nearest, best = -1, HAND_LINK * read.scale
-            for j in range(len(reads)):
-                if decided[j] and boxes[j] is not None:
-                    distance = math.dist(centres[k], centres[j])
-                    if distance < best:
-                        nearest, best = j, distance
-            if nearest >= 0:
-                boxes[k] = boxes[nearest]
-                decided[k] = changed = True
-    return boxes
-
-
-# Two reads facing opposite ways whose cards' estimated centres are this close (in
-# index scales) are the two corners of one card.
-SAME_CARD = 1.5
-# Two reads of one card code facing opposite ways this close (in index scales) are
-# its two corners. Printed, the corners lie 5 to 9.5 index scales apart, depending on
-# the design; a "10" or a blurred index measures up to a fifth smaller.
-OPPOSITE_CORNERS = 12.0
-
-
-def merge_reads(reads: list[_Read]) -> list[_Read]:
-    """One read per index (best first), then one per card (its two corners merged)."""
-    ordered = sorted(reads, key=lambda r: -r.confidence)
-    kept: list[_Read] = []
-    for read in ordered:
-        duplicate = False
-        for k, other in enumerate(kept):
-            distance = float(np.hypot(read.x - other.x, read.y - other.y))
-            if distance < 0.8 * max(read.scale, other.scale):
-                duplicate = True  # the same index read from another blob pair
-            elif (read.card == other.card
-                  and distance < OPPOSITE_CORNERS * max(read.scale, other.scale)
-                  and read.down[0] * other.down[0] + read.down[1] * other.down[1] < -0.7):
-                duplicate = True  # the opposite corner of the same card
-                kept[k] = replace(other, centre=((read.x + other.x) / 2,
-                                                 (read.y + other.y) / 2))
-
-            if duplicate:
-                break
-        if not duplicate:
-            kept.append(read)
-    # A card whose two corners were read as different cards of one suit (a corner half
-    # hidden by the next card: a "6" read as "5") keeps its better read. Corners merged
-    # with their partner above are left alone (a hand's last card facing the others).
-    alone = [r for r in kept if r.centre is None]
-    return [r for r in kept
-            if r.centre is not None
-            or not any(other is not r and other.confidence >= r.confidence
-                       and other.card[1] == r.card[1]
-                       and r.down[0] * other.down[0] + r.down[1] * other.down[1] < -0.7
-                       and math.dist(card_centre(r), card_centre(other))
-                       < SAME_CARD * max(r.scale, other.scale)
-                       for other in alone)]
-
-
-def unknown_reads(unsure: list[_Read], reads: list[_Read]) -> list[_Read]:
-    """One unsure read per index corner, leaving out corners of cards that were read."""
-    kept: list[_Read] = []
-    for read in sorted(unsure, key=lambda r: -r.confidence):
-        same_index = any(math.dist((read.x, read.y), (o.x, o.y)) < 0.8 * max(read.scale, o.scale)
-                         for o in [*reads, *kept])
-        read_card = any(math.dist(card_centre(read), card_centre(o))
-                        < SAME_CARD * max(read.scale, o.scale) for o in reads)
-        if not same_index and not read_card:
-            kept.append(read)
-    return kept
-
-
 def _geometric_mean(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Row-normalised geometric mean of two probability tables."""
     mean = np.sqrt(a * b)
@@ -371,6 +263,11 @@ def _named_net(info: dict[str, Any], key: str, folder: Path,
         raise ModelError(f"{path.name} (named in {info_path.name}) not found: "
                          "retrain with `python tools/train_vision.py`")
     return cv2.dnn.readNetFromONNX(str(path))
+
+
+def model_id(path: Path) -> str:
+    """A short fingerprint of a network file (an enrolled deck names the one it fits)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.exists() else ""
 
 
 def forward_all(net: cv2.dnn.Net, inputs: np.ndarray) -> dict[str, np.ndarray]:

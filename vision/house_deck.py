@@ -1,0 +1,117 @@
+"""The casino's own deck, enrolled: what each of its 52 index corners looks like.
+
+Enrolment (`vision.enrolment`, `tablectl vision enroll`) stores, per card, the
+verifier network's embeddings (its last hidden layer, unit length) of that
+card's index corners seen at several sizes, turns and spoilings. Reading a
+corner of that deck then means finding the enrolled corner it is most like:
+the card whose best exemplar is nearest wins when it is near enough and
+clearly nearer than any other card; otherwise the corner is unknown.
+
+File: `NAME.npz` with `embeddings` (n x d float32), `labels` (n card indices)
+and a JSON string `info` (format, cards, the model it was made with, the
+thresholds).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.detection import RANKS, SUITS
+
+FORMAT = "house-deck/1"
+CARDS: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
+MIN_SIMILARITY = 0.75  # cosine similarity to the best exemplar
+MIN_MARGIN = 0.04  # over the best exemplar of any other card
+
+
+class HouseDeckError(ValueError):
+    """The enrolled deck file is missing, damaged or made for another model."""
+
+
+@dataclass
+class HouseDeck:
+    """Enrolled exemplars of a deck's index corners, one label per row."""
+
+    embeddings: np.ndarray  # (n, d) float32, unit rows
+    labels: np.ndarray  # (n,) int: index into CARDS
+    name: str = "house deck"
+    model: str = ""  # the verifier file the embeddings came from
+    min_similarity: float = MIN_SIMILARITY
+    min_margin: float = MIN_MARGIN
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.embeddings.ndim != 2 or self.embeddings.shape[0] != self.labels.shape[0]:
+            raise HouseDeckError("house deck: embeddings and labels do not match")
+
+    @property
+    def cards(self) -> list[str]:
+        return sorted({CARDS[int(k)] for k in self.labels}, key=CARDS.index)
+
+    def match(self, embeddings: np.ndarray) -> tuple[list[str | None], np.ndarray]:
+        """For each embedding: the enrolled card it is, or None when unsure; and the score.
+
+        The score is the best cosine similarity when a card is named, else 0.
+        """
+        if embeddings.shape[0] == 0:
+            return [], np.zeros(0, np.float32)
+        similarity = embeddings @ self.embeddings.T  # (m, n)
+        per_card = np.full((embeddings.shape[0], len(CARDS)), -1.0, np.float32)
+        for card in np.unique(self.labels):
+            per_card[:, card] = similarity[:, self.labels == card].max(axis=1)
+        order = np.argsort(-per_card, axis=1)
+        rows = np.arange(per_card.shape[0])
+        best = per_card[rows, order[:, 0]]
+        second = per_card[rows, order[:, 1]]
+        sure = (best >= self.min_similarity) & (best - second >= self.min_margin)
+        names: list[str | None] = [CARDS[int(order[k, 0])] if sure[k] else None
+                                   for k in range(per_card.shape[0])]
+        return names, np.where(sure, best, 0.0).astype(np.float32)
+
+    def save(self, path: Path | str) -> Path:
+        path = Path(path)
+        if path.suffix != ".npz":
+            path = path.with_suffix(".npz")
+        info = {"format": FORMAT, "name": self.name, "model": self.model,
+                "cards": self.cards, "min_similarity": self.min_similarity,
+                "min_margin": self.min_margin, **self.extra}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(path.name + ".part.npz")
+        np.savez_compressed(temporary, embeddings=self.embeddings.astype(np.float32),
+                            labels=self.labels.astype(np.int16), info=json.dumps(info))
+        temporary.replace(path)
+        return path
+
+
+def load_house_deck(path: Path | str, model: str | None = None) -> HouseDeck:
+    """Read an enrolled deck; HouseDeckError says what is wrong and what to do."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            embeddings = np.asarray(data["embeddings"], np.float32)
+            labels = np.asarray(data["labels"], np.int64)
+            info = json.loads(str(data["info"]))
+    except FileNotFoundError:
+        raise HouseDeckError(f"{path}: no enrolled deck there; make one with "
+                             "`tablectl vision enroll`") from None
+    except (OSError, KeyError, ValueError) as exc:
+        raise HouseDeckError(f"{path}: not an enrolled deck file ({exc}); enrol the deck "
+                             "again with `tablectl vision enroll`") from None
+    if info.get("format") != FORMAT:
+        raise HouseDeckError(f"{path}: format {info.get('format')!r}, expected {FORMAT!r}")
+    if model is not None and info.get("model") and info["model"] != model:
+        raise HouseDeckError(f"{path}: enrolled with the model {info['model']}, the camera "
+                             f"now uses {model}; enrol the deck again")
+    if labels.size and (labels.min() < 0 or labels.max() >= len(CARDS)):
+        raise HouseDeckError(f"{path}: card labels out of range")
+    known = {"format", "name", "model", "cards", "min_similarity", "min_margin"}
+    return HouseDeck(embeddings, labels, str(info.get("name", path.stem)),
+                     str(info.get("model", "")),
+                     float(info.get("min_similarity", MIN_SIMILARITY)),
+                     float(info.get("min_margin", MIN_MARGIN)),
+                     {k: v for k, v in info.items() if k not in known})
