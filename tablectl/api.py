@@ -1,7 +1,9 @@
 """The local API for betting terminals: HTTP + JSON on localhost.
 
-    GET  /state    what is due, the table view, the journal and shoe status
-    GET  /health   {"ok": true} while the journal stores
+    GET  /state    what is due, the table view, the journal, shoe and camera status
+    GET  /health   200 while the table can play (a witness camera degraded says so);
+                   503 while the journal cannot store, or the camera that is the
+                   only card source delivers no usable frames
     POST /events   {"event": {...}, "id": "terminal-7:1042"}
                    answered only once the event is on disk (or cannot be)
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -28,13 +31,24 @@ SOURCE = "api"
 MAX_BODY = 64 * 1024
 ANSWER_TIMEOUT_S = 10.0
 
+# The camera's status for /state and /health: None without a camera, else a dict
+# with "role" ("witness" beside a shoe, "source" without one), "state" ("ok" or
+# "degraded") and "reason".
+CameraStatus = Callable[[], "dict[str, Any] | None"]
+
+
+def _no_camera() -> dict[str, Any] | None:
+    return None
+
 
 class ApiServer:
     """Serves the API on its own threads; `port` 0 picks a free port."""
 
-    def __init__(self, service: TableService, host: str = "127.0.0.1", port: int = 8765) -> None:
+    def __init__(self, service: TableService, host: str = "127.0.0.1", port: int = 8765,
+                 camera: CameraStatus = _no_camera) -> None:
         self.service = service
-        handler = type("Handler", (_Handler,), {"service": service})
+        handler = type("Handler", (_Handler,), {"service": service,
+                                                "camera": staticmethod(camera)})
         self.httpd = ThreadingHTTPServer((host, port), handler)
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -63,7 +77,8 @@ class ApiServer:
             self._thread.join(2.0)
 
 
-def state_json(service: TableService) -> dict[str, Any]:
+def state_json(service: TableService,
+               camera: CameraStatus = _no_camera) -> dict[str, Any]:
     snapshot = service.snapshot
     return {
         "due": to_json(snapshot.due),
@@ -71,11 +86,36 @@ def state_json(service: TableService) -> dict[str, Any]:
         "journal_fault": snapshot.journal_fault,
         "shoe_online": snapshot.shoe_online,
         "journal_seq": snapshot.journal_seq,
+        "camera": camera(),
     }
+
+
+def health_json(service: TableService,
+                camera: CameraStatus = _no_camera) -> tuple[HTTPStatus, dict[str, Any]]:
+    """The answer to GET /health: can the table play, and what is wrong if not quite."""
+    fault = service.snapshot.journal_fault
+    cam = camera()
+    answer: dict[str, Any] = {"ok": True, "status": "ok", "journal_fault": fault,
+                              "camera": cam}
+    if fault is not None:
+        answer.update(ok=False, status="failed", reason=f"the journal cannot store: {fault}")
+        return HTTPStatus.SERVICE_UNAVAILABLE, answer
+    if cam is not None and cam.get("state") == "degraded":
+        if cam.get("role") == "source":
+            answer.update(ok=False, status="degraded", reason=(
+                f"the camera, the table's only card source, is degraded ({cam.get('reason')}): "
+                "no card can be dealt until it delivers usable frames again"))
+            return HTTPStatus.SERVICE_UNAVAILABLE, answer
+        answer.update(status="degraded", reason=(
+            f"the camera, the shoe's witness, is degraded ({cam.get('reason')}): the shoe "
+            "deals and every card is stored, but cards are not checked on the felt until "
+            "it delivers usable frames again"))
+    return HTTPStatus.OK, answer
 
 
 class _Handler(BaseHTTPRequestHandler):
     service: TableService
+    camera: CameraStatus
     protocol_version = "HTTP/1.1"
     # Headers and body go out in two writes: without this, Nagle's algorithm and
     # the client's delayed ACK hold every answer back by about 40 ms.
@@ -88,11 +128,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         if self.path == "/state":
-            self._answer(HTTPStatus.OK, state_json(self.service))
+            self._answer(HTTPStatus.OK, state_json(self.service, self.camera))
         elif self.path == "/health":
-            fault = self.service.snapshot.journal_fault
-            status = HTTPStatus.OK if fault is None else HTTPStatus.SERVICE_UNAVAILABLE
-            self._answer(status, {"ok": fault is None, "journal_fault": fault})
+            self._answer(*health_json(self.service, self.camera))
         else:
             self._error(HTTPStatus.NOT_FOUND, f"no such resource {self.path!r}: "
                         "GET /state, GET /health, POST /events")

@@ -4,8 +4,11 @@
 second, runs the recognizer and the tracker, and hands every tracker event to
 `post` (then calls `on_frame`, if given, once per frame). A source that fails
 (raises, or has no frame) is logged and retried with a growing back-off, and
-reopened when a `reopen` callable is given; nothing the camera does stops the
-daemon.
+reopened when a `reopen` callable is given; a frame that is no usable picture
+(garbage, black, `camera_health.frame_problem`) is skipped, never recognised.
+`health` (`CameraHealth`) reports the camera degraded once no usable frame has
+come for its timeout, a read that hangs included; nothing the camera does stops
+the daemon.
 
 `fusion_poster(service, fusion)` makes the `post` and `on_frame` pair that
 carries the camera's events to the table through `CardFusion` on the
@@ -28,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tablectl.camera_health import DEFAULT_TIMEOUT_S, CameraHealth, frame_problem
 from tablectl.fusion import CardFusion
 from tablectl.service import Submission, TableService
 
@@ -64,11 +68,13 @@ class FeedStats:
     detect_ms_p99: float | None
     running: bool
     last_error: str | None
+    bad_frames: int = 0  # frames read that were no usable picture (garbage, black)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "frames": self.frames, "events": self.events,
             "source_errors": self.source_errors, "detect_errors": self.detect_errors,
+            "bad_frames": self.bad_frames,
             "detect_ms_p50": None if self.detect_ms_p50 is None else round(self.detect_ms_p50, 1),
             "detect_ms_p99": None if self.detect_ms_p99 is None else round(self.detect_ms_p99, 1),
             "running": self.running, "last_error": self.last_error,
@@ -101,9 +107,11 @@ class CameraFeed:
         backoff_s: float = 0.5,
         max_backoff_s: float = 10.0,
         name: str = "camera-feed",
+        health: CameraHealth | None = None,
     ) -> None:
         """`source` None: open it with `reopen` on the feed's thread (a camera that is not
-        there yet at start). `tracker` defaults to `vision.tracker.CardTracker()`."""
+        there yet at start). `tracker` defaults to `vision.tracker.CardTracker()`;
+        `health` to a `CameraHealth` of the default timeout."""
         if not fps > 0:
             raise ValueError(f"fps must be positive, got {fps!r}")
         if source is None and reopen is None:
@@ -123,6 +131,7 @@ class CameraFeed:
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
         self.name = name
+        self.health = health or CameraHealth(DEFAULT_TIMEOUT_S)
         # The fusion the events go through, when `start_camera` built the feed.
         self.fusion: CardFusion | None = None
         self._stop = threading.Event()
@@ -132,6 +141,7 @@ class CameraFeed:
         self._events = 0
         self._source_errors = 0
         self._detect_errors = 0
+        self._bad_frames = 0
         self._detect_ms: deque[float] = deque(maxlen=DETECT_WINDOW)
         self._last_error: str | None = None
 
@@ -142,6 +152,8 @@ class CameraFeed:
             raise RuntimeError("the camera feed is started already")
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()
+        # Notices (and logs) a camera gone quiet even while a read hangs.
+        threading.Thread(target=self._watch, name=f"{self.name}-watch", daemon=True).start()
         return self
 
     def stop(self, timeout_s: float = 5.0) -> bool:
@@ -168,7 +180,8 @@ class CameraFeed:
             times = list(self._detect_ms)
             return FeedStats(self._frames, self._events, self._source_errors,
                              self._detect_errors, _percentile(times, 50),
-                             _percentile(times, 99), self.running, self._last_error)
+                             _percentile(times, 99), self.running, self._last_error,
+                             self._bad_frames)
 
     # -- the feed's thread --------------------------------------------------------------
 
@@ -193,12 +206,22 @@ class CameraFeed:
                 if failures:
                     log.info("camera: frames again after %d failed read(s)", failures)
                     failures = 0
+                problem = frame_problem(frame)
+                if problem is not None:
+                    self._bad_frame(problem)
+                    continue
                 self._process(frame)
         finally:
             if self._stop.is_set():
                 self._close_source()
 
+    def _watch(self) -> None:
+        interval = min(1.0, max(0.05, self.health.timeout_s / 4))
+        while not self._stop.wait(interval):
+            self.health.report()
+
     def _read(self) -> tuple[Any, str | None]:
+        self.health.reading(True)
         try:
             if self.source is None:
                 assert self.reopen is not None
@@ -207,12 +230,24 @@ class CameraFeed:
             return self.source.read(), None
         except Exception as error:  # a camera fault must never stop the daemon
             return None, f"{type(error).__name__}: {error}"
+        finally:
+            self.health.reading(False)
+
+    def _bad_frame(self, problem: str) -> None:
+        with self._lock:
+            self._bad_frames += 1
+            count = self._bad_frames
+            self._last_error = problem
+        self.health.bad(problem)
+        if count & (count - 1) == 0:  # the 1st, 2nd, 4th, 8th...
+            log.warning("camera: frame skipped: %s (%d so far)", problem, count)
 
     def _source_failed(self, problem: str, failures: int) -> None:
         with self._lock:
             self._source_errors += 1
             repeated = problem == self._last_error
             self._last_error = problem
+        self.health.bad(f"no frame ({problem})")
         delay = self._backoff(failures)
         if not repeated or failures & (failures - 1) == 0:  # new, or the 1st, 2nd, 4th, 8th...
             log.warning("camera: no frame (%s); try %d, retrying in %.1f s%s", problem,
@@ -243,9 +278,11 @@ class CameraFeed:
                 self._detect_errors += 1
                 count = self._detect_errors
                 self._last_error = f"{type(error).__name__}: {error}"
+            self.health.bad(f"the recognizer failed on a frame ({type(error).__name__})")
             if count & (count - 1) == 0:
                 log.exception("camera: recognising a frame failed (%d so far)", count)
             return
+        self.health.good_frame()
         with self._lock:
             self._frames += 1
             frame_no = self._frames
@@ -317,6 +354,7 @@ def start_camera(config: Any, service: TableService, *, with_shoe: bool,
     fusion = CardFusion("shoe+camera" if with_shoe else "camera")
     post, on_frame = fusion_poster(service, fusion)
     feed = CameraFeed(source, recognizer, layout, post, camera.fps, on_frame=on_frame,
-                      reopen=None if injected else reopen)
+                      reopen=None if injected else reopen,
+                      health=CameraHealth(getattr(camera, "timeout", DEFAULT_TIMEOUT_S)))
     feed.fusion = fusion
     return feed.start()

@@ -48,6 +48,8 @@ class CameraConfig:
     fps: float = 10.0
     width: int = 1280
     height: int = 720
+    # Seconds without a usable frame before the camera is reported degraded.
+    timeout: float = 5.0
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,8 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
         fps = camera_section.get("fps", 10.0, _number, "a positive number")
         width = camera_section.get("width", 1280, _positive_int, "a positive integer")
         height = camera_section.get("height", 720, _positive_int, "a positive integer")
+        timeout = camera_section.get("timeout", 5.0, _number,
+                                     "a positive number of seconds")
         camera_section.finish()
         if camera_source is None:
             problems.append("[camera] source is missing (device index, file or URL)")
@@ -185,7 +189,8 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
                 "[camera] layout is missing: make one with `tablectl vision calibrate`"
             )
         if camera_source is not None and layout is not None:
-            camera = CameraConfig(camera_source, layout, float(fps), width, height)
+            camera = CameraConfig(camera_source, layout, float(fps), width, height,
+                                  float(timeout))
     if shoe.driver == "none" and "camera" not in raw:
         problems.append("[shoe] driver = \"none\" needs a [camera] section: no card source")
 

@@ -240,7 +240,7 @@ class Daemon:
         if not api.enabled:
             return
         try:
-            self.api = ApiServer(self.service, api.host, api.port)
+            self.api = ApiServer(self.service, api.host, api.port, camera=self.camera_status)
         except OSError as error:
             raise DaemonError(
                 f"the local API cannot listen on {api.host}:{api.port} ({error.strerror}); "
@@ -263,6 +263,21 @@ class Daemon:
         except Exception as error:  # a bad layout file or a missing model: fix the config
             raise DaemonError(f"the camera cannot start: {error}") from error
         self._closers.append(self.camera.stop)
+
+    def camera_status(self) -> dict[str, Any] | None:
+        """The camera's role and health for /state and /health; None without a camera."""
+        if self.config.camera is None:
+            return None
+        role = "witness" if self.shoe is not None else "source"
+        feed = self.camera
+        if feed is None:  # open() starts the API just before the camera
+            return {"role": role, "state": "ok", "reason": None, "last_frame_age_s": None,
+                    "last_problem": "the camera is starting"}
+        status: dict[str, Any] = {"role": role, **feed.health.report().to_json()}
+        stats = feed.stats()
+        status.update(frames=stats.frames, bad_frames=stats.bad_frames,
+                      source_errors=stats.source_errors, detect_errors=stats.detect_errors)
+        return status
 
     # -- run and stop -------------------------------------------------------------------
 

@@ -18,6 +18,8 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from vision.images import ImageError, read_image
+
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
 
@@ -88,10 +90,10 @@ class StillsSource:
             return None
         path = self.paths[self._next]
         self._next += 1
-        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if frame is None:
-            raise SourceError(f"{path}: not an image OpenCV can read")
-        return frame
+        try:
+            return read_image(path)
+        except ImageError as error:  # not a picture, truncated, too large to decode
+            raise SourceError(str(error)) from None
 
     def close(self) -> None:
         self._next = len(self.paths)

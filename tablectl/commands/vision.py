@@ -74,13 +74,31 @@ def _load_layout(path: str | None) -> Layout | None:
     return load_layout(path) if path else None
 
 
-def _read_image(path: str) -> np.ndarray:
-    import cv2
+def _read_image(path: str, *, check_frame: bool = False) -> np.ndarray:
+    """The picture, or OSError naming the file and what is wrong with it: not a picture,
+    truncated, larger than `vision.images.MAX_IMAGE_SIDE` a side (refused before it is
+    decoded), or with `check_frame` no picture to read cards from (black, flat)."""
+    from vision.images import ImageError, frame_problem, read_image
 
-    image = cv2.imread(path, cv2.IMREAD_COLOR)
-    if image is None:
-        raise OSError(f"{path}: cannot read it as an image (missing, or not PNG/JPEG/...)")
+    try:
+        image = read_image(path)
+    except ImageError as exc:
+        raise OSError(str(exc)) from None
+    problem = frame_problem(image) if check_frame else None
+    if problem is not None:
+        raise OSError(f"{path}: {problem}")
     return image
+
+
+def _read_cards(recognizer: Any, path: str, layout: Layout | None
+                ) -> tuple[np.ndarray, list[Detection]]:
+    """The picture and the cards read in it; OSError with a one-line reason."""
+    image = _read_image(path, check_frame=True)
+    try:
+        return image, list(recognizer.detect(image, layout))
+    except Exception as exc:  # whatever the picture does to the recognizer: one line
+        raise OSError(f"{path}: the cards cannot be read ({type(exc).__name__}: "
+                      f"{exc})") from None
 
 
 def _detect(args: argparse.Namespace) -> int:
@@ -95,12 +113,11 @@ def _detect(args: argparse.Namespace) -> int:
     failures = 0
     for path in args.images:
         try:
-            image = _read_image(path)
+            _image, detections = _read_cards(recognizer, path, layout)
         except OSError as exc:
             failures += 1
             print(f"tablectl vision: {exc}; skipped", file=sys.stderr)
             continue
-        detections = recognizer.detect(image, layout)
         if args.json:
             print(json.dumps({"image": path, "cards": [d.to_json() for d in detections]}))
         else:
@@ -123,10 +140,9 @@ def _preview(args: argparse.Namespace) -> int:
     try:
         layout = _load_layout(args.layout)
         recognizer = Recognizer()
-        image = _read_image(args.image)
+        image, detections = _read_cards(recognizer, args.image, layout)
     except (LayoutError, ModelError, OSError) as exc:
         return _fail(str(exc))
-    detections = recognizer.detect(image, layout)
     canvas = draw_preview(image, detections, layout)
     if not cv2.imwrite(args.out, canvas):
         return _fail(f"{args.out}: cannot write the picture (folder missing, or no image "

@@ -170,7 +170,10 @@ def test_a_decision_for_a_box_that_is_not_up_is_stored_as_refused(api: Api) -> N
 
 
 def test_health_and_unknown_paths(api: Api) -> None:
-    assert api.request("GET", "/health") == (200, {"ok": True, "journal_fault": None})
+    # A table without a camera: nothing about one.
+    assert api.request("GET", "/health") == (200, {"ok": True, "status": "ok",
+                                                   "journal_fault": None, "camera": None})
+    assert api.state()["camera"] is None
     status, answer = api.request("GET", "/nothing")
     assert status == 404 and "GET /state" in answer["error"]
     status, answer = api.request("POST", "/state", b"{}")

@@ -32,6 +32,8 @@ FeltCamera = felt_module.FeltCamera
 
 SEED = 1  # the felts of these tests are read exactly at this render seed
 ROOT = Path(__file__).resolve().parents[2]
+# A small picture with something in it (a black or flat frame is skipped unread).
+PICTURE = np.random.default_rng(0).integers(0, 256, (72, 128, 3), dtype=np.uint8)
 
 
 @pytest.fixture(scope="module")
@@ -173,7 +175,7 @@ def test_frames_are_read_at_most_at_the_frame_rate(layout: Layout) -> None:
         def detect(self, frame: Any, layout: Any = None) -> list[Any]:
             return []
 
-    frame = np.zeros((72, 128, 3), np.uint8)
+    frame = PICTURE
 
     class StillSource:
         def read(self) -> np.ndarray:
@@ -202,7 +204,7 @@ def test_a_recognizer_fault_skips_the_frame(layout: Layout) -> None:
 
     class StillSource:
         def read(self) -> np.ndarray:
-            return np.zeros((72, 128, 3), np.uint8)
+            return PICTURE.copy()
 
         def close(self) -> None:
             pass
