@@ -80,8 +80,10 @@ class PinMap:
         raise KeyError(f"no button named {name!r}")
 
 
-# The built-in map: five RGB boxes, four lamps and seven buttons use all 26
-# GPIO lines of the 40-pin header (BCM numbers). See docs/panel.md.
+# The built-in map: seven RGB boxes (as many as any profile deals), four lamps
+# and the dealer's stand / next button use all 26 GPIO lines of the 40-pin
+# header (BCM numbers). More buttons need fewer boxes or a pin expander. See
+# docs/panel.md.
 DEFAULT_PIN_MAP: dict[str, Any] = {
     "pwm": True,
     "blink_on_ms": 500,
@@ -93,17 +95,11 @@ DEFAULT_PIN_MAP: dict[str, Any] = {
         "3": {"rgb": [11, 5, 6]},
         "4": {"rgb": [13, 19, 26]},
         "5": {"rgb": [14, 15, 18]},
+        "6": {"rgb": [3, 7, 12]},
+        "7": {"rgb": [16, 20, 21]},
     },
     "lamps": {"draw": 23, "stand": 24, "alarm": 25, "shoe_fault": 8},
-    "buttons": {
-        "stand": 2,
-        "double": 3,
-        "split": 7,
-        "surrender": 12,
-        "insurance": 16,
-        "void": 20,
-        "new_shoe": 21,
-    },
+    "buttons": {"stand": 2},
 }
 
 _TOP_KEYS = (

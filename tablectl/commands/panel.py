@@ -4,6 +4,7 @@ report button presses, on the real GPIO pins or on mock ones (`--mock`)."""
 from __future__ import annotations
 
 import argparse
+import os
 import queue
 import signal
 import sys
@@ -60,7 +61,8 @@ def register(subparsers: Any) -> None:
     )
     test.add_argument(
         "--mock", action="store_true",
-        help="use gpiozero mock pins instead of the GPIO header (shows each step as text)",
+        help="use gpiozero mock pins instead of the GPIO header (shows each step as text); "
+        "the same as GPIOZERO_PIN_FACTORY=mock",
     )
     test.add_argument(
         "--step-ms", type=_non_negative, default=700.0, metavar="MS",
@@ -112,6 +114,9 @@ def load_pin_map(config: str | None) -> PinMap:
 
 
 def run_test(args: argparse.Namespace) -> int:
+    # gpiozero's own mock factory has no PWM, which the RGB boxes need: with
+    # GPIOZERO_PIN_FACTORY=mock the test runs on the panel's PWM-capable mock pins.
+    args.mock = args.mock or os.environ.get("GPIOZERO_PIN_FACTORY") == "mock"
     if args.press and not args.mock:
         print("tablectl panel test: --press needs --mock (real buttons are pressed by hand)",
               file=sys.stderr)

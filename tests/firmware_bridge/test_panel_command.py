@@ -18,19 +18,21 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 def test_mock_walk_shows_every_state_of_every_box_then_each_lamp(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, out, _ = run(["--mock", "--step-ms", "0", "--press", "split"], capsys)
+    code, out, _ = run(["--mock", "--step-ms", "0", "--press", "stand"], capsys)
     assert code == 0
     lines = out.splitlines()
-    # 5 boxes x 6 states, 4 lamps, all off, the button header, one press, the count.
-    assert len(lines) == 5 * 6 + 4 + 1 + 3
+    # 7 boxes x 6 states, 4 lamps, all off, the button header, one press, the count.
+    assert len(lines) == 7 * 6 + 4 + 1 + 3
     assert lines[1].startswith("box 1: turn (white, blinking)")
-    assert lines[1].endswith("1:turn~ 2:off 3:off 4:off 5:off | draw stand alarm shoe_fault")
+    assert lines[1].endswith("1:turn~ 2:off 3:off 4:off 5:off 6:off 7:off | "
+                             "draw stand alarm shoe_fault")
     assert lines[29].startswith("box 5: blackjack (magenta)")
-    assert lines[29].endswith("5:blackjack | draw stand alarm shoe_fault")
-    assert lines[33].endswith("| draw stand alarm SHOE_FAULT")
-    assert lines[34].startswith("all off")
-    assert lines[36].startswith("button split pressed at +")
-    assert lines[37] == "1 button press(es) reported"
+    assert lines[41].startswith("box 7: blackjack (magenta)")
+    assert lines[41].endswith("7:blackjack | draw stand alarm shoe_fault")
+    assert lines[45].endswith("| draw stand alarm SHOE_FAULT")
+    assert lines[46].startswith("all off")
+    assert lines[48].startswith("button stand pressed at +")
+    assert lines[49] == "1 button press(es) reported"
 
 
 def test_pin_map_from_a_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -67,7 +69,7 @@ def test_option_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     code, _, err = run(["--press", "stand"], capsys)
     assert code == 2 and "--press needs --mock" in err
     code, _, err = run(["--mock", "--press", "hit"], capsys)
-    assert code == 2 and "no button named hit" in err and "new_shoe" in err
+    assert code == 2 and "no button named hit" in err and "has: stand" in err
     code, _, err = run(["--mock", "--config", str(tmp_path / "missing.toml")], capsys)
     assert code == 2 and "cannot read the file" in err
     with pytest.raises(SystemExit):
@@ -85,3 +87,12 @@ def test_unusable_gpio_pins_are_reported_with_what_to_do(
     code, out, err = run(["--step-ms", "0", "--listen-s", "0"], capsys)
     assert code == 1 and out == ""
     assert "cannot open the GPIO pins" in err and "--mock" in err
+
+
+def test_gpiozero_mock_factory_from_the_environment_is_the_mock_panel(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # gpiozero's MockFactory has no PWM; the RGB boxes need it (PinPWMUnsupported before).
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    code, out, err = run(["--step-ms", "0", "--press", "stand"], capsys)
+    assert code == 0, err
+    assert "box 7: blackjack (magenta)" in out and "button stand pressed" in out
