@@ -30,30 +30,52 @@ def register(subparsers: Any) -> None:
     where.add_argument("--config", metavar="PATH", help="the table's TOML config file")
     where.add_argument("--sim", action="store_true",
                        help="the simulated table: virtual shoe, dealer and lamps; no hardware")
-    sim = parser.add_argument_group("simulated table (--sim)")
+    sim = parser.add_argument_group(
+        "simulated table (--sim only; a configured table takes these from its file)")
     sim.add_argument("--rounds", type=_positive_int, metavar="N",
                      help="stop after N rounds (default: run until stopped)")
-    sim.add_argument("--profile", default="casinos-austria",
-                     help="house-rule profile (default: casinos-austria)")
-    sim.add_argument("--journal", default=None, metavar="PATH",
+    sim.add_argument("--profile", help=f"house-rule profile (default: {SIM_DEFAULTS['profile']})")
+    sim.add_argument("--journal", metavar="PATH",
                      help="journal file (default: var/sim-journal.sqlite; replayed if it exists)")
-    sim.add_argument("--seed", type=int, default=1, help="shoe and dealer seed (default 1)")
-    sim.add_argument("--boxes", type=_box_count, default=7, help="occupied boxes (1-7)")
-    sim.add_argument("--mistakes", type=_chance, default=0.02, metavar="P",
+    sim.add_argument("--seed", type=int, help="shoe and dealer seed (default 1)")
+    sim.add_argument("--boxes", type=_box_count, help="occupied boxes (1-7, default 7)")
+    sim.add_argument("--mistakes", type=_chance, metavar="P",
                      help="chance of a dealer mistake per dealer step (default 0.02)")
-    sim.add_argument("--faults", default=DEFAULT_SIM_FAULTS, metavar="SPEC",
+    sim.add_argument("--faults", metavar="SPEC",
                      help="shoe line faults per frame, e.g. 'drop=0.01,noise=0.01', or 'none' "
                           f"(default: {DEFAULT_SIM_FAULTS}; see docs/shoe.md)")
-    sim.add_argument("--pace", type=float, default=None, metavar="SECONDS",
+    sim.add_argument("--pace", type=float, metavar="SECONDS",
                      help="pause between rounds (default: 1 s with the live view, else none)")
-    sim.add_argument("--api-port", type=int, default=0, metavar="PORT",
+    sim.add_argument("--api-port", type=int, metavar="PORT",
                      help="serve the local API on this port (default: off in the simulation)")
-    sim.add_argument("--view", choices=("live", "rounds"), default=None,
+    sim.add_argument("--view", choices=("live", "rounds"),
                      help="live table view (default on a terminal) or one line per round")
     parser.add_argument("--check", action="store_true",
-                        help="with --config: check the file (every problem listed) and exit")
+                        help="check everything the config (or the --sim options) names, list "
+                             "every problem, and exit without running")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     parser.set_defaults(func=run)
+
+
+# The simulated table's options, their defaults, and why a configured table refuses
+# each one (its config file says it, or nothing on real hardware does).
+SIM_DEFAULTS: dict[str, Any] = {
+    "rounds": None, "profile": "casinos-austria", "journal": None, "seed": 1, "boxes": 7,
+    "mistakes": 0.02, "faults": DEFAULT_SIM_FAULTS, "pace": None, "api_port": 0, "view": None,
+}
+_NOT_WITH_CONFIG = {
+    "rounds": "--rounds: a configured table plays until it is stopped (SIGTERM or Ctrl-C)",
+    "profile": "--profile: a configured table's profile is [table] profile in its file "
+               "(its journal keeps the profile it was started with)",
+    "journal": "--journal: a configured table's journal is [journal] path in its file",
+    "seed": "--seed: a real shoe and dealer are not seeded",
+    "boxes": "--boxes: the players at a real table choose their boxes",
+    "mistakes": "--mistakes: only the simulated dealer makes mistakes on purpose",
+    "faults": "--faults: only the simulated shoe's line can be made noisy",
+    "pace": "--pace: a real dealer sets the pace",
+    "api_port": "--api-port: a configured table's API is [api] port in its file",
+    "view": "--view: the table view is drawn for the simulated table only",
+}
 
 
 def _positive_int(text: str) -> int:
@@ -101,9 +123,22 @@ def _logging(verbose: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.sim:
+        refused = [why for dest, why in _NOT_WITH_CONFIG.items()
+                   if getattr(args, dest) is not None]
+        if refused:
+            print("tablectl run: options of the simulated table (--sim) given with --config:",
+                  file=sys.stderr)
+            for why in refused:
+                print(f"  - {why}", file=sys.stderr)
+            return 2
+    else:
+        for dest, default in SIM_DEFAULTS.items():
+            if getattr(args, dest) is None:
+                setattr(args, dest, default)
     _logging(args.verbose)
     if args.sim:
-        return _run_sim(args)
+        return _check_sim(args) if args.check else _run_sim(args)
     return _run_configured(args.config, args.check)
 
 
@@ -116,8 +151,15 @@ def _run_configured(path: str, check_only: bool = False) -> int:
         print(f"tablectl: {error}", file=sys.stderr)
         return 2
     if check_only:
+        from tablectl.config_check import resource_problems
+
+        problems = resource_problems(config)
+        if problems:
+            print(f"tablectl: {ConfigError(path, problems)}", file=sys.stderr)
+            return 2
         print(f"{path}: the configuration is valid (profile {config.table.profile}, shoe "
-              f"{config.shoe.driver}, journal {config.journal.path})")
+              f"{config.shoe.driver}, journal {config.journal.path}); its port, files and "
+              "pins were checked")
         return 0
     daemon = Daemon(config)
     stopping = threading.Event()
@@ -173,3 +215,33 @@ def _run_sim(args: argparse.Namespace) -> int:
     except (ConfigError, DaemonError) as error:
         print(f"tablectl: cannot start the simulated table: {error}", file=sys.stderr)
         return 2
+
+
+def _check_sim(args: argparse.Namespace) -> int:
+    """`run --sim --check`: the options and the journal, then exit without playing."""
+    from hwsim.shoe import LineFaults
+
+    from table.profiles import ProfileError, load_profile
+    from tablectl.config import DEFAULT_SIM_JOURNAL
+    from tablectl.config_check import journal_problems
+
+    problems: list[str] = []
+    journal = args.journal or DEFAULT_SIM_JOURNAL
+    try:
+        if args.faults not in ("", "none"):
+            LineFaults.parse(args.faults)
+    except ValueError as error:
+        problems.append(f"--faults: {error}")
+    try:
+        load_profile(args.profile)
+    except ProfileError as error:
+        problems.append(f"--profile: {error}")
+    else:
+        problems += journal_problems(journal, args.profile, {}, "--journal")
+    if problems:
+        print(f"tablectl: {ConfigError('the simulated table', problems)}", file=sys.stderr)
+        return 2
+    rounds = f"{args.rounds} rounds" if args.rounds else "until stopped"
+    print(f"simulated table: the options are valid (profile {args.profile}, {args.boxes} "
+          f"boxes, {rounds}, journal {journal}); nothing was played")
+    return 0

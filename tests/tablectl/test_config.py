@@ -3,6 +3,7 @@ what is allowed, and `tablectl run --config` refusing a bad file with exit 2."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -202,7 +203,8 @@ def test_run_check_says_a_good_config_is_valid_and_starts_nothing(
     from tablectl.cli import main
 
     config_file = tmp_path / "table.toml"
-    config_file.write_text('[shoe]\ndriver = "shoelink"\nport = "/dev/ttyACM0"\n'
+    # loop:// is pyserial's port that echoes what is written: one that opens anywhere.
+    config_file.write_text('[shoe]\ndriver = "shoelink"\nport = "loop://"\n'
                            f'[journal]\npath = "{tmp_path / "j.sqlite"}"\n', encoding="utf-8")
     assert main(["run", "--config", str(config_file), "--check"]) == 0
     assert "the configuration is valid" in capsys.readouterr().out
@@ -210,3 +212,51 @@ def test_run_check_says_a_good_config_is_valid_and_starts_nothing(
     config_file.write_text('[shoe]\ndriver = "usb"\n', encoding="utf-8")
     assert main(["run", "--config", str(config_file), "--check"]) == 2
     assert "[shoe] driver = 'usb'" in capsys.readouterr().err
+
+
+def test_run_check_opens_what_the_config_names_and_lists_every_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tablectl.cli import main
+
+    (tmp_path / "afile").write_text("", encoding="utf-8")
+    config_file = tmp_path / "table.toml"
+    config_file.write_text(
+        '[shoe]\nport = "/nonexistent/serial-port"\n'
+        '[camera]\nsource = 0\nlayout = "missing-layout.json"\n'
+        f'[journal]\npath = "{tmp_path / "afile" / "j.sqlite"}"\n'
+        "[panel]\nlamps = { draw = 23, stand = 24, alarm = 25, shoe_fault = 8 }\n"
+        "[panel.boxes]\n1 = { rgb = [4, 17, 27] }\n2 = { rgb = [22, 10, 9] }\n"
+        "[panel.buttons]\nstnad = 2\n", encoding="utf-8")
+    assert main(["run", "--config", str(config_file), "--check"]) == 2
+    err = capsys.readouterr().err
+    assert "5 problem(s)" in err
+    assert "[shoe] port '/nonexistent/serial-port' cannot be opened" in err
+    assert "[camera] layout: missing-layout.json: cannot read the layout file" in err
+    assert "afile is not a folder" in err
+    assert "[panel] buttons.stnad: no such button" in err
+    # casinos-austria deals up to 7 boxes; the map wires 2.
+    assert "[panel] boxes wires 2 box(es) but profile 'casinos-austria' deals up to 7" in err
+    # A socket:// URL is opened as the daemon's link would: nothing listens on it here.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config_file.write_text(f'[shoe]\nport = "socket://127.0.0.1:{port}"\n'
+                           f'[journal]\npath = "{tmp_path / "j.sqlite"}"\n', encoding="utf-8")
+    assert main(["run", "--config", str(config_file), "--check"]) == 2
+    assert f"port 'socket://127.0.0.1:{port}' cannot be opened" in capsys.readouterr().err
+
+
+def test_run_check_refuses_a_journal_of_another_profile(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from table.journal import Journal
+    from tablectl.cli import main
+
+    Journal(tmp_path / "j.sqlite", profile="st-moritz").close()
+    config_file = tmp_path / "table.toml"
+    config_file.write_text('[shoe]\nport = "loop://"\n'
+                           f'[journal]\npath = "{tmp_path / "j.sqlite"}"\n', encoding="utf-8")
+    assert main(["run", "--config", str(config_file), "--check"]) == 2
+    assert "was written under profile 'st-moritz', not 'casinos-austria'" in \
+        capsys.readouterr().err
