@@ -80,7 +80,7 @@ def write_config(folder: Path, shoe_path: str, journal: Path, port: int) -> Path
         '[table]\nprofile = "casinos-austria"\n'
         f'[shoe]\ndriver = "shoelink"\nport = "{shoe_path}"\n'
         f'[journal]\npath = "{journal}"\n'
-        f'[api]\nhost = "127.0.0.1"\nport = {port}\n',
+        f'[api]\nhost = "127.0.0.1"\nport = {port}\nusers = "{folder / "users.json"}"\n',
         encoding="utf-8",
     )
     return config
@@ -107,6 +107,7 @@ def main() -> int:
 
     from firmware_bridge.panel.mock_pins import DAEMON_PIN_HISTORY
     from table.profiles import load_profile
+    from tablectl.auth import UsersFile
     from tablectl.links import HttpTableLink
 
     machine = machine_line()  # before the run: the load is other work
@@ -124,7 +125,8 @@ def main() -> int:
         with open(log_path, "wb") as log:
             child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log,
                                      cwd=folder)
-        link = HttpTableLink(f"http://127.0.0.1:{port}", timeout_s=30.0)
+        token = UsersFile(folder / "users.json").add_device("dealer", role="pit")
+        link = HttpTableLink(f"http://127.0.0.1:{port}", timeout_s=30.0, token=token)
         samples: list[tuple[int, float, dict[str, int], float]] = []
         modules: dict[str, Any] = {}
         mapped = False

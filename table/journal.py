@@ -23,6 +23,7 @@ import json
 import re
 import sqlite3
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -44,6 +45,11 @@ _APPLICATION_ID_OFFSET = 68
 _BUSY_TIMEOUT_MS = 5000
 _PAGE_OF_EVENTS = 1000
 
+# When each event was appended (seconds since the epoch), for the audit trail. Kept
+# beside `events` so that the events' rows, their export and replay are unchanged; a
+# journal made before it gains the table when next opened for writing.
+_EVENT_TIMES = "CREATE TABLE IF NOT EXISTS event_times (seq INTEGER PRIMARY KEY, at REAL NOT NULL)"
+
 _SCHEMA = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE events ("
@@ -59,6 +65,7 @@ _SCHEMA = (
     " status TEXT NOT NULL,"
     " flags TEXT NOT NULL,"
     " result TEXT NOT NULL)",
+    _EVENT_TIMES,
 )
 
 
@@ -103,11 +110,13 @@ class _Pending:
     events: list[tuple[int, str, str | None, str]] = field(default_factory=list)
     refs: dict[tuple[str, str], int] = field(default_factory=dict)
     rounds: list[RoundRecord] = field(default_factory=list)
+    times: list[tuple[int, float]] = field(default_factory=list)
 
     def clear(self) -> None:
         self.events.clear()
         self.refs.clear()
         self.rounds.clear()
+        self.times.clear()
 
 
 @dataclass(frozen=True)
@@ -117,6 +126,7 @@ class SealedBatch:
     events: tuple[tuple[int, str, str | None, str], ...]
     refs: Mapping[tuple[str, str], int]
     rounds: tuple[RoundRecord, ...]
+    times: tuple[tuple[int, float], ...] = ()
 
     @property
     def size(self) -> int:
@@ -184,6 +194,7 @@ class Journal:
             if not exists:
                 self._create(profile, rules)
             self._configure()
+            self._db.execute(_EVENT_TIMES)
             self._meta = self._read_meta()
             stored_profile = self._meta.get("profile")
             if exists and profile is not None and stored_profile not in (None, profile):
@@ -379,6 +390,7 @@ class Journal:
                     raise AlreadyStored(source, ref, seq)
             seq = self._last_assigned_seq() + 1
             self._pending.events.append((seq, source, ref, text))
+            self._pending.times.append((seq, time.time()))
             if ref is not None:
                 self._pending.refs[(source, ref)] = seq
                 if self._ref_filter is not None:
@@ -482,7 +494,7 @@ class Journal:
             if not pending.events and not pending.rounds:
                 return None
             batch = SealedBatch(tuple(pending.events), dict(pending.refs),
-                                tuple(pending.rounds))
+                                tuple(pending.rounds), tuple(pending.times))
             self._in_flight.append(batch)
             pending.clear()
             return batch
@@ -514,6 +526,7 @@ class Journal:
                     "INSERT INTO events (seq, source, source_ref, event) VALUES (?, ?, ?, ?)",
                     batch.events,
                 )
+                db.executemany("INSERT INTO event_times (seq, at) VALUES (?, ?)", batch.times)
                 db.executemany(
                     "INSERT INTO rounds (round_no, start_seq, end_seq, status, flags, result) "
                     "VALUES (?, ?, ?, ?, ?, ?)",
@@ -552,6 +565,7 @@ class Journal:
             pending.events[:0] = batch.events
             pending.refs.update(batch.refs)
             pending.rounds[:0] = batch.rounds
+            pending.times[:0] = batch.times
 
     def discard_pending(self) -> int:
         """Drop the pending batch (never acknowledged); returns how many events."""
@@ -586,6 +600,25 @@ class Journal:
             for seq, source, ref, text in rows:
                 yield JournalEvent(int(seq), str(source), ref, json.loads(text))
             last = int(rows[-1][0])
+
+    def event_at(self, seq: int) -> dict[str, Any] | None:
+        """The committed event number `seq`, None if there is none."""
+        with self._lock:
+            rows = self._query("SELECT event FROM events WHERE seq = ?", (seq,))
+        return json.loads(rows[0][0]) if rows else None
+
+    def event_times(self, first_seq: int, last_seq: int) -> dict[int, float]:
+        """When each committed event from `first_seq` to `last_seq` was appended
+        (seconds since the epoch); events of a journal made before times were kept
+        have none."""
+        with self._lock:
+            try:
+                rows = self._db.execute(
+                    "SELECT seq, at FROM event_times WHERE seq BETWEEN ? AND ?",
+                    (first_seq, last_seq)).fetchall()
+            except sqlite3.OperationalError:  # an older journal opened read-only
+                return {}
+        return {int(seq): float(at) for seq, at in rows}
 
     def rounds(self) -> list[RoundRecord]:
         """Every committed round, in order."""

@@ -132,14 +132,22 @@ class Table:
 
     # -- the public API -------------------------------------------------------------
 
-    def apply(self, event: Event | Mapping[str, Any], position: str | None = None) -> Outcome:
+    def apply(self, event: Event | Mapping[str, Any], position: str | None = None,
+              *, keep_refused: bool = True) -> Outcome:
         """Feed one event (parsed, or its scenario dict). A refused or malformed event
-        changes nothing; the outcome says why."""
+        changes nothing; the outcome says why. It is noted in the round's `refused`
+        list, unless `keep_refused` is False: then it leaves no trace at all, as if it
+        had never come (the local API's callers are told, and nothing is journaled)."""
+        events_before, offer_before, hand_before = (
+            self._events, self._rescue_offer, self._rescue_hand)
         self._events += 1
         if not isinstance(event, _EVENT_TYPES):
             try:
                 event = parse_event(event, position or self._events)
             except ScenarioError as error:
+                if not keep_refused:
+                    self._events = events_before
+                    return Outcome(False, str(error))
                 return self._refuse(None, position, str(error), event)
         self._rescue_offer = self._rescue_hand
         self._rescue_hand = None
@@ -151,6 +159,10 @@ class Table:
                 raise Refused(f"unknown event {event!r}")
             handler(event)
         except Refused as refusal:
+            if not keep_refused:
+                self._events, self._rescue_offer, self._rescue_hand = (
+                    events_before, offer_before, hand_before)
+                return Outcome(False, str(refusal))
             return self._refuse(event, position, str(refusal))
         except Exception as exc:  # a fault in the table itself: halt the round, keep the table
             self._on_machine_error(None)

@@ -1,40 +1,63 @@
-"""The local API for betting terminals: HTTP + JSON on localhost.
+"""The local API for betting terminals, devices and the pit display: HTTP + JSON.
 
     GET  /state    what is due, the table view, the journal, shoe and camera status
     GET  /health   200 while the table can play (a witness camera degraded says so);
                    503 while the journal cannot store, or the camera that is the
                    only card source delivers no usable frames
-    POST /events   {"event": {...}, "id": "terminal-7:1042"}
-                   answered only once the event is on disk (or cannot be)
+    POST /events   {"event": {...}, "id": "terminal-7:1042"} with a bearer token or a
+                   login session; answered only once the event is on disk (or cannot be)
+    POST /login    {"user": ..., "password": ...}: a session cookie for the display
+    POST /logout, GET /me
+    GET  /         the pit display (`tablectl/web.py`)
 
-`id` makes a call idempotent: a terminal that lost its answer sends the same
-call with the same id again and gets `"duplicate": true` instead of a second
-bet. No authentication yet: the server listens on localhost only by default.
+Every write needs a bearer token or a session (with its CSRF header): without one
+the call is answered 401 before its body is read. What each role may send is in
+`tablectl/auth.py`; only the pit resolves a misdeal. `id` makes a call idempotent:
+the same id with the same event is answered as the first time, with another
+event 409. A call the rules refuse is answered 422 and nothing of it is stored.
+The server is aiohttp on one event loop in its own thread (`docs/daemon.md`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import ssl
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from aiohttp import web
+
+from table.events import ScenarioError, parse_event
 from table.views import to_json
-from tablectl.service import TableService
+from tablectl.auth import Authenticator, Principal
+from tablectl.limits import (
+    DEFAULT_MAX_AMOUNT,
+    MAX_BODY,
+    AmountLimits,
+    BadInput,
+    RefusalLog,
+    parse_call,
+)
+from tablectl.service import Receipt, Submission, TableService
 
 log = logging.getLogger(__name__)
 
-SOURCE = "api"
-MAX_BODY = 64 * 1024
 ANSWER_TIMEOUT_S = 10.0
+BACKLOG = 1024  # 200 terminals connecting at once must never be reset
+SESSION_COOKIE = "tablectl_session"
+CSRF_HEADER = "X-CSRF-Token"
+# The caller of a request, found before its body is read (None: anonymous).
+PRINCIPAL: web.RequestKey[Principal | None] = web.RequestKey("principal")
 
 # The camera's status for /state and /health: None without a camera, else a dict
 # with "role" ("witness" beside a shoe, "source" without one), "state" ("ok" or
 # "degraded") and "reason".
 CameraStatus = Callable[[], "dict[str, Any] | None"]
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def _no_camera() -> dict[str, Any] | None:
@@ -42,39 +65,268 @@ def _no_camera() -> dict[str, Any] | None:
 
 
 class ApiServer:
-    """Serves the API on its own threads; `port` 0 picks a free port."""
+    """Serves the API and the display on an event loop of its own thread; `port` 0
+    picks a free port. Binds in the constructor (an `OSError` if it cannot)."""
 
     def __init__(self, service: TableService, host: str = "127.0.0.1", port: int = 8765,
-                 camera: CameraStatus = _no_camera) -> None:
+                 camera: CameraStatus = _no_camera, *, auth: Authenticator | None = None,
+                 amounts: AmountLimits | None = None, ssl_context: ssl.SSLContext | None = None,
+                 journal_path: str | None = None) -> None:
         self.service = service
-        handler = type("Handler", (_Handler,), {"service": service,
-                                                "camera": staticmethod(camera)})
-        self.httpd = ThreadingHTTPServer((host, port), handler)
-        self.httpd.daemon_threads = True
+        self.camera = camera
+        self.auth = auth if auth is not None else Authenticator(None)
+        rules = service.table.rules
+        self.amounts = amounts or AmountLimits(
+            rules.min_bet, rules.max_box_total or DEFAULT_MAX_AMOUNT)
+        self.refusals = RefusalLog()
+        self.secure = ssl_context is not None
+        self._loop = asyncio.new_event_loop()
         self._thread: threading.Thread | None = None
+        app = web.Application(middlewares=[self._errors, self._authenticate],
+                              client_max_size=MAX_BODY)
+        app.router.add_get("/state", self._state)
+        app.router.add_get("/health", self._health)
+        app.router.add_post("/events", self._events)
+        app.router.add_post("/login", self._login)
+        app.router.add_post("/logout", self._logout)
+        app.router.add_get("/me", self._me)
+        from tablectl.web import Display
+
+        self.display = Display(self, journal_path)
+        self.display.add_routes(app)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False,
+                                     shutdown_timeout=1.0)
+        self._loop.run_until_complete(self._runner.setup())
+        site = web.TCPSite(self._runner, host, port, backlog=BACKLOG, ssl_context=ssl_context,
+                           reuse_address=True)
+        try:
+            self._loop.run_until_complete(site.start())
+        except BaseException:
+            self._loop.run_until_complete(self._runner.cleanup())
+            self._loop.close()
+            raise
+        self._address = self._runner.addresses[0]
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        return self._loop
 
     @property
     def address(self) -> tuple[str, int]:
-        host, port = self.httpd.server_address[:2]
+        host, port = self._address[:2]
         return str(host), int(port)
 
     @property
     def url(self) -> str:
         host, port = self.address
-        return f"http://{host}:{port}"
+        return f"{'https' if self.secure else 'http'}://{host}:{port}"
 
     def start(self) -> None:
-        self._thread = threading.Thread(
-            target=self.httpd.serve_forever, name="api", kwargs={"poll_interval": 0.05},
-            daemon=True,
-        )
+        self._thread = threading.Thread(target=self._loop.run_forever, name="api",
+                                        daemon=True)
         self._thread.start()
+        self.display.start()
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(2.0)
+        if self._thread is None:
+            self._loop.run_until_complete(self._shutdown())
+            self._loop.close()
+            return
+        done = asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop)
+        try:
+            done.result(5.0)
+        except Exception:  # stopping must go on
+            log.exception("the API did not stop cleanly")
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5.0)
+        if not self._loop.is_running():
+            self._loop.close()
+
+    async def _shutdown(self) -> None:
+        self.display.stop()
+        await self._runner.cleanup()
+
+    # -- middleware ---------------------------------------------------------------------
+
+    @web.middleware
+    async def _errors(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Every error is a JSON answer with its status; no traceback reaches a caller."""
+        try:
+            return await handler(request)
+        except BadInput as error:
+            self.refusals.note(error.status, _who(request), error.message)
+            return error_answer(error.status, error.message)
+        except web.HTTPException as error:
+            if error.status < 400:
+                raise
+            message = {404: f"no such resource {request.path!r}: GET /state, GET /health, "
+                            "POST /events, GET / (the pit display); see docs/daemon.md",
+                       405: f"{request.method} is not allowed on {request.path}",
+                       413: f"the body is larger than {MAX_BODY} bytes"}.get(
+                error.status, error.reason)
+            self.refusals.note(error.status, _who(request), message)
+            return error_answer(error.status, message)
+        except (asyncio.CancelledError, ConnectionResetError):
+            raise
+        except Exception:
+            log.exception("the API failed on %s %s", request.method, request.path)
+            return error_answer(500, "the table's API failed on this call; it is logged")
+
+    @web.middleware
+    async def _authenticate(self, request: web.Request, handler: Handler
+                            ) -> web.StreamResponse:
+        """Find the caller (bearer token or session) before any body is read; a
+        write without a valid one is 401."""
+        principal = self.principal(request)
+        request[PRINCIPAL] = principal
+        if request.method == "POST" and request.path not in ("/login", "/logout"):
+            if principal is None:
+                raise BadInput(401, "log in (POST /login) or send Authorization: Bearer "
+                               "TOKEN; tokens are made with `tablectl users add`")
+            if principal.via == "session" and not _csrf_ok(request, principal):
+                raise BadInput(403, f"a session's writes carry its {CSRF_HEADER} header "
+                               "(GET /me gives it)")
+        return await handler(request)
+
+    def principal(self, request: web.Request) -> Principal | None:
+        header = request.headers.get("Authorization", "")
+        if header:
+            scheme, _, token = header.partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                return None
+            return self.auth.by_token(token.strip())
+        cookie = request.cookies.get(SESSION_COOKIE)
+        return self.auth.by_session(cookie) if cookie else None
+
+    # -- handlers -----------------------------------------------------------------------
+
+    async def _state(self, request: web.Request) -> web.Response:
+        return web.json_response(state_json(self.service, self.camera), dumps=_dumps)
+
+    async def _health(self, request: web.Request) -> web.Response:
+        status, answer = health_json(self.service, self.camera)
+        return web.json_response(answer, status=status, dumps=_dumps)
+
+    async def _events(self, request: web.Request) -> web.Response:
+        principal = request[PRINCIPAL]
+        assert principal is not None  # writes are checked in _authenticate
+        if request.content_length is not None and request.content_length > MAX_BODY:
+            raise BadInput(413, f"the body is larger than {MAX_BODY} bytes")
+        event, ref = parse_call(await request.read())
+        self.amounts.check(event)
+        try:
+            kind = type(parse_event(event, "event")).__name__.lower()
+        except ScenarioError as error:
+            raise BadInput(400, f"not a table event: {error}") from None
+        kind = {"shoestatus": "shoe"}.get(kind, kind)
+        if not principal.may_send(kind):
+            who = "the pit" if kind == "resolve" else "another role"
+            raise BadInput(403, f"a {principal.role} may not send {kind!r} events: that is "
+                           f"for {who}")
+        receipt = await self.submit(event, principal.source, ref)
+        answer = {"stored": receipt.stored, "accepted": receipt.accepted,
+                  "reason": receipt.reason, "seq": receipt.journal_seq,
+                  "duplicate": receipt.duplicate, "flags": list(receipt.flags)}
+        if receipt.malformed:
+            raise BadInput(400, f"not a table event: {receipt.reason}")
+        if receipt.conflict:
+            raise BadInput(409, receipt.reason or "the id is already used")
+        if receipt.refused:
+            self.refusals.note(422, principal.source, f"refused {event}: {receipt.reason}")
+            return web.json_response({**answer, "error": receipt.reason}, status=422,
+                                     dumps=_dumps)
+        if not receipt.stored:
+            return web.json_response({**answer, "error": receipt.reason}, status=503,
+                                     dumps=_dumps)
+        return web.json_response(answer, dumps=_dumps)
+
+    async def submit(self, event: dict[str, Any], source: str, ref: str | None) -> Receipt:
+        loop = asyncio.get_running_loop()
+        answered: asyncio.Future[Receipt] = loop.create_future()
+
+        def reply(receipt: Receipt) -> None:
+            loop.call_soon_threadsafe(_settle, answered, receipt)
+
+        self.service.submit(Submission(event, source, ref, reply=reply, keep_refused=False))
+        try:
+            return await asyncio.wait_for(asyncio.shield(answered), ANSWER_TIMEOUT_S)
+        except TimeoutError:
+            return Receipt(False, False, "the table did not answer in time; try again")
+
+    async def _login(self, request: web.Request) -> web.Response:
+        body = await request.read()
+        try:
+            doc = json.loads(body) if len(body) <= 4096 else None
+        except ValueError:
+            doc = None
+        if not isinstance(doc, dict) or not isinstance(doc.get("user"), str) or not isinstance(
+                doc.get("password"), str):
+            raise BadInput(400, 'send {"user": NAME, "password": PASSWORD}')
+        name, password = doc["user"][:64], doc["password"][:1024]
+        keys = (f"user:{name}", f"address:{request.remote}")
+        wait = self.auth.login_blocked(keys)
+        if wait > 0:
+            log.warning("login for %r from %s refused: too many failures", name,
+                        request.remote)
+            answer = error_answer(429, f"too many failed logins; try again in {wait:.0f} s")
+            answer.headers["Retry-After"] = str(int(wait) + 1)
+            return answer
+        loop = asyncio.get_running_loop()
+        result = await loop.run_in_executor(None, self.auth.login, name, password, keys)
+        if result is None:
+            log.warning("failed login for %r from %s", name, request.remote)
+            raise BadInput(401, "wrong user or password")
+        cookie, principal = result
+        log.info("%s logged in from %s", principal.source, request.remote)
+        answer = web.json_response(_me_json(principal), dumps=_dumps)
+        answer.set_cookie(SESSION_COOKIE, cookie, httponly=True, samesite="Strict",
+                          secure=self.secure, path="/")
+        return answer
+
+    async def _logout(self, request: web.Request) -> web.Response:
+        cookie = request.cookies.get(SESSION_COOKIE)
+        if cookie:
+            self.auth.logout(cookie)
+        answer = web.json_response({"logged_out": True})
+        answer.del_cookie(SESSION_COOKIE, path="/")
+        return answer
+
+    async def _me(self, request: web.Request) -> web.Response:
+        principal = request[PRINCIPAL]
+        if principal is None:
+            raise BadInput(401, "not logged in")
+        return web.json_response(_me_json(principal), dumps=_dumps)
+
+
+def _me_json(principal: Principal) -> dict[str, Any]:
+    return {"user": principal.name, "role": principal.role, "csrf": principal.csrf,
+            "may_resolve": principal.may_send("resolve")}
+
+
+def _settle(future: asyncio.Future[Receipt], receipt: Receipt) -> None:
+    if not future.done():
+        future.set_result(receipt)
+
+
+def _csrf_ok(request: web.Request, principal: Principal) -> bool:
+    import hmac
+
+    sent = request.headers.get(CSRF_HEADER, "")
+    return principal.csrf is not None and hmac.compare_digest(sent, principal.csrf)
+
+
+def _who(request: web.Request) -> str:
+    principal = request.get(PRINCIPAL)
+    name = principal.source if principal is not None else "anonymous"
+    return f"{name}@{request.remote}"
+
+
+def _dumps(payload: Any) -> str:
+    return json.dumps(payload, sort_keys=True)
+
+
+def error_answer(status: int, message: str) -> web.Response:
+    return web.json_response({"error": message}, status=status, dumps=_dumps)
 
 
 def state_json(service: TableService,
@@ -111,82 +363,3 @@ def health_json(service: TableService,
             "deals and every card is stored, but cards are not checked on the felt until "
             "it delivers usable frames again"))
     return HTTPStatus.OK, answer
-
-
-class _Handler(BaseHTTPRequestHandler):
-    service: TableService
-    camera: CameraStatus
-    protocol_version = "HTTP/1.1"
-    # Headers and body go out in two writes: without this, Nagle's algorithm and
-    # the client's delayed ACK hold every answer back by about 40 ms.
-    disable_nagle_algorithm = True
-    # A client that announces more body than it sends must not hold a thread forever.
-    timeout = 10.0
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (base signature)
-        log.debug("api %s: " + format, self.address_string(), *args)
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        if self.path == "/state":
-            self._answer(HTTPStatus.OK, state_json(self.service, self.camera))
-        elif self.path == "/health":
-            self._answer(*health_json(self.service, self.camera))
-        else:
-            self._error(HTTPStatus.NOT_FOUND, f"no such resource {self.path!r}: "
-                        "GET /state, GET /health, POST /events")
-
-    def do_POST(self) -> None:  # noqa: N802
-        if self.path != "/events":
-            self._error(HTTPStatus.NOT_FOUND, f"no such resource {self.path!r}: POST /events")
-            return
-        body = self._read_body()
-        if body is None:
-            return
-        event, ref = body
-        receipt = self.service.submit_and_wait(event, SOURCE, ref, timeout_s=ANSWER_TIMEOUT_S)
-        if receipt.malformed:
-            self._error(HTTPStatus.BAD_REQUEST, f"not a table event: {receipt.reason}")
-            return
-        answer = {
-            "stored": receipt.stored, "accepted": receipt.accepted, "reason": receipt.reason,
-            "seq": receipt.journal_seq, "duplicate": receipt.duplicate,
-            "flags": list(receipt.flags),
-        }
-        self._answer(HTTPStatus.OK if receipt.stored else HTTPStatus.SERVICE_UNAVAILABLE, answer)
-
-    def _read_body(self) -> tuple[dict[str, Any], str | None] | None:
-        try:
-            length = int(self.headers.get("Content-Length", "0"))
-        except ValueError:
-            length = -1
-        if not 0 < length <= MAX_BODY:
-            self._error(HTTPStatus.BAD_REQUEST,
-                        f"send a JSON body of 1 to {MAX_BODY} bytes with its Content-Length")
-            return None
-        raw = self.rfile.read(length)
-        try:
-            body = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as error:
-            self._error(HTTPStatus.BAD_REQUEST, f"the body is not JSON: {error}")
-            return None
-        if not isinstance(body, dict) or not isinstance(body.get("event"), dict):
-            self._error(HTTPStatus.BAD_REQUEST,
-                        'expected {"event": {...}, "id": "..."} with a scenario event, '
-                        'e.g. {"event": {"bet": {"box": 1, "amount": 100}}}')
-            return None
-        ref = body.get("id")
-        if ref is not None and (not isinstance(ref, str) or not ref or len(ref) > 200):
-            self._error(HTTPStatus.BAD_REQUEST, "id must be a text of 1 to 200 characters")
-            return None
-        return body["event"], ref
-
-    def _error(self, status: HTTPStatus, message: str) -> None:
-        self._answer(status, {"error": message})
-
-    def _answer(self, status: HTTPStatus, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload, sort_keys=True).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)

@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "tablectl.commands.journal",
     "tablectl.commands.hil",
     "tablectl.commands.odds",
+    "tablectl.commands.users",
 )
 
 

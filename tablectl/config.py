@@ -14,6 +14,8 @@ from typing import Any
 
 SHOE_DRIVERS = ("shoelink", "text", "none")
 DEFAULT_JOURNAL = "var/journal.sqlite"
+DEFAULT_USERS = "var/users.json"
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
 # `tablectl run --sim`'s: another table, so another file (`tablectl journal` finds it).
 DEFAULT_SIM_JOURNAL = "var/sim-journal.sqlite"
 
@@ -63,6 +65,15 @@ class ApiConfig:
     enabled: bool = True
     host: str = "127.0.0.1"
     port: int = 8765
+    # Users, roles, password hashes and token digests (`tablectl users`).
+    users: str = DEFAULT_USERS
+    # A certificate and key (PEM) to serve HTTPS; needed to bind beyond loopback,
+    # unless `insecure_bind` acknowledges plain HTTP on the network.
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    insecure_bind: bool = False
+    # The largest amount a call may carry where the profile sets no box limit.
+    max_amount: int = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -206,8 +217,23 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
         enabled=api_section.get("enabled", True, lambda v: isinstance(v, bool), "true or false"),
         host=api_section.get("host", "127.0.0.1", _text, "a host address"),
         port=api_section.get("port", 8765, _port_number, "a TCP port 1-65535 (0: any free port)"),
+        users=api_section.get("users", DEFAULT_USERS, _text, "the path of the users file"),
+        tls_cert=api_section.get("tls_cert", None, _text, "a PEM certificate file"),
+        tls_key=api_section.get("tls_key", None, _text, "its PEM key file"),
+        insecure_bind=api_section.get("insecure_bind", False, lambda v: isinstance(v, bool),
+                                      "true or false"),
+        max_amount=api_section.get("max_amount", 1_000_000, _positive_int,
+                                   "a positive whole number of units"),
     )
     api_section.finish()
+    if (api.tls_cert is None) != (api.tls_key is None):
+        problems.append("[api] tls_cert and tls_key go together: give both or neither")
+    if (api.enabled and api.host not in LOOPBACK and api.tls_cert is None
+            and not api.insecure_bind):
+        problems.append(
+            f"[api] host = {api.host!r} serves the table beyond this machine: set tls_cert "
+            "and tls_key (HTTPS), or insecure_bind = true to accept plain HTTP on the "
+            "network (logged at every start)")
 
     panel_raw = raw.get("panel", {})
     if not isinstance(panel_raw, dict):

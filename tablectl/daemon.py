@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import ssl
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -28,9 +29,11 @@ from table.machine import IN_ROUND, Table
 from table.profiles import Rules, load_profile
 from table.views import Outcome
 from tablectl.api import ApiServer
+from tablectl.auth import Authenticator, UsersFile
 from tablectl.buttons import button_event
-from tablectl.config import Config
+from tablectl.config import LOOPBACK, Config
 from tablectl.lamps import lamp_picture
+from tablectl.limits import AmountLimits
 from tablectl.service import RECENT_ANSWERS, RefKey, Submission, TableService
 from tablectl.shoe_feed import ShoeFeed
 
@@ -83,6 +86,8 @@ class Daemon:
         # routes the frames and counts them from the first).
         self.prepare_shoe: Callable[[ShoeFeed], None] | None = None
         self.api: ApiServer | None = None
+        # Who may write through the API: the users file, and tokens issued in memory.
+        self.auth = Authenticator(UsersFile(config.api.users))
         self.camera: Any = None
         self._closers: list[Callable[[], None]] = []
         self._unwired_warned: set[int] = set()
@@ -239,8 +244,22 @@ class Daemon:
         api = self.config.api
         if not api.enabled:
             return
+        ssl_context = None
+        if api.tls_cert is not None and api.tls_key is not None:
+            ssl_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            try:
+                ssl_context.load_cert_chain(api.tls_cert, api.tls_key)
+            except (OSError, ssl.SSLError) as error:
+                raise DaemonError(f"[api] tls_cert/tls_key cannot be used: {error}") from error
+        elif api.host not in LOOPBACK:
+            log.warning("the local API listens on %s without TLS ([api] insecure_bind = "
+                        "true): logins and tokens cross the network in clear", api.host)
+        rules = self.service.table.rules
+        amounts = AmountLimits(rules.min_bet, rules.max_box_total or api.max_amount)
         try:
-            self.api = ApiServer(self.service, api.host, api.port, camera=self.camera_status)
+            self.api = ApiServer(self.service, api.host, api.port, camera=self.camera_status,
+                                 auth=self.auth, amounts=amounts, ssl_context=ssl_context,
+                                 journal_path=self.config.journal.path)
         except OSError as error:
             raise DaemonError(
                 f"the local API cannot listen on {api.host}:{api.port} ({error.strerror}); "

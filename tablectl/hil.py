@@ -250,7 +250,7 @@ def rig(profile: str, rules: dict[str, Any], folder: Path, first_load: list[str]
         daemon.open()
         daemon.run_in_thread()
         assert daemon.api is not None and daemon.service is not None
-        link = HttpTableLink(daemon.api.url)
+        link = HttpTableLink(daemon.api.url, token=daemon.auth.issue_token("hil", "pit"))
         cards: VirtualShoeCards | None = None
         if shoe is not None:
             cards = VirtualShoeCards(shoe)

@@ -99,15 +99,18 @@ class ServiceForward:
 
 class HttpTableLink:
     """A `TableLink` over the local API (`tablectl/api.py`). Connection failures
-    raise `TableUnavailable`, so a dealer retries while the daemon restarts."""
+    raise `TableUnavailable`, so a dealer retries while the daemon restarts.
+    `token`: the bearer token its writes carry (`tablectl users add NAME --role
+    device`, or one the daemon issued)."""
 
-    def __init__(self, url: str, timeout_s: float = 10.0) -> None:
+    def __init__(self, url: str, timeout_s: float = 10.0, token: str | None = None) -> None:
         parts = urlsplit(url)
         if parts.scheme != "http" or not parts.hostname:
             raise ValueError(f"{url!r}: give the API as http://HOST:PORT")
         self.host = parts.hostname
         self.port = parts.port or 80
         self.timeout_s = timeout_s
+        self.token = token
         self._conn: http.client.HTTPConnection | None = None
 
     def state(self) -> dict[str, Any]:
@@ -121,6 +124,8 @@ class HttpTableLink:
 
     def send(self, event: dict[str, Any], ref: str) -> Sent:
         answer = self._request("POST", "/events", {"event": event, "id": ref})
+        if answer.get("error") is not None and not answer.get("stored"):
+            return Sent(False, False, answer.get("reason") or answer["error"], False)
         return Sent(bool(answer["stored"]), bool(answer["accepted"]), answer.get("reason"),
                     bool(answer.get("duplicate")))
 
@@ -142,6 +147,8 @@ class HttpTableLink:
     def _request(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
         data = None if body is None else json.dumps(body).encode()
         headers = {"Content-Type": "application/json"} if data is not None else {}
+        if self.token is not None:
+            headers["Authorization"] = f"Bearer {self.token}"
         try:
             if self._conn is None:
                 self._conn = http.client.HTTPConnection(self.host, self.port,
@@ -155,6 +162,8 @@ class HttpTableLink:
         if response.status == 503:
             raise TableUnavailable(json.loads(payload).get("reason") or "the table cannot store")
         answer: dict[str, Any] = json.loads(payload)
+        if response.status == 422:  # refused by the rules: nothing stored
+            return answer
         if response.status != 200:
             raise ValueError(f"{method} {path}: {answer.get('error', answer)}")
         return answer

@@ -12,6 +12,7 @@ applying, so the next commit takes everything that came in meanwhile.
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import threading
@@ -42,6 +43,11 @@ class Receipt:
     flags: tuple[str, ...] = ()
     # The event is not an event at all: neither applied nor stored (`reason` says why).
     malformed: bool = False
+    # Refused by the rules and, as its submitter asked (`keep_refused=False`), neither
+    # stored nor noted in the round: the table is as if it had never come.
+    refused: bool = False
+    # Its reference is already stored with a different event: nothing applied or stored.
+    conflict: bool = False
 
 
 Reply = Callable[[Receipt], None]
@@ -72,7 +78,10 @@ class Submission:
     `ready` (they keep their order); events without one go on. It is asked
     again after each event applied, so a waiting event goes in right after the
     event it waited for. The simulated table's dealer uses it to make a
-    decision follow the shoe frame it was made after."""
+    decision follow the shoe frame it was made after.
+
+    `keep_refused` False: an event the rules refuse is neither stored nor noted in
+    the round (the local API's calls: the caller is told, the journal stays clean)."""
 
     event: dict[str, Any] | None
     source: str
@@ -82,6 +91,7 @@ class Submission:
     applied: Reply | None = None
     handled: Reply | None = None
     ready: Callable[[], bool] | None = None
+    keep_refused: bool = True
 
 
 Listener = Callable[["TableService"], None]
@@ -127,6 +137,9 @@ class TableService:
         self.journal = journal
         self.commit_batch = commit_batch
         self._answers: OrderedDict[RefKey, Outcome] = OrderedDict()
+        # The bodies of the newest referenced events applied in this run (canonical
+        # JSON), to tell a repeat from a different event under the same reference.
+        self._bodies: OrderedDict[RefKey, str] = OrderedDict()
         for key, outcome in recent_answers:
             self._remember(key, outcome)
         self.status = ServiceStatus()
@@ -158,7 +171,7 @@ class TableService:
 
     def submit_and_wait(
         self, event: dict[str, Any], source: str, source_ref: str | None = None,
-        timeout_s: float = 5.0,
+        timeout_s: float = 5.0, keep_refused: bool = True,
     ) -> Receipt:
         """Submit from another thread and block until the event's fate is on disk."""
         done = threading.Event()
@@ -168,7 +181,8 @@ class TableService:
             box.append(receipt)
             done.set()
 
-        self.submit(Submission(event, source, source_ref, reply=answer))
+        self.submit(Submission(event, source, source_ref, reply=answer,
+                               keep_refused=keep_refused))
         if not done.wait(timeout_s):
             return Receipt(False, False, "the table did not answer in time; try again")
         return box[0]
@@ -377,10 +391,12 @@ class TableService:
         if submission.event is None:
             return NOTHING_TO_STORE if self.journal_fault is None else Receipt(
                 False, False, self.journal_fault)
-        return self._apply_one(submission.event, submission.source, submission.source_ref)
+        return self._apply_one(submission.event, submission.source, submission.source_ref,
+                               submission.keep_refused)
 
     def _apply_one(
-        self, event: dict[str, Any], source: str, source_ref: str | None
+        self, event: dict[str, Any], source: str, source_ref: str | None,
+        keep_refused: bool = True,
     ) -> Receipt:
         if self.journal_fault is not None:
             return Receipt(False, False, self.journal_fault)
@@ -393,11 +409,21 @@ class TableService:
                          else self.journal.seq_of_source_ref(source, source_ref))
             if stored_as is not None:
                 assert source_ref is not None
+                if self._differs(source, source_ref, stored_as, event):
+                    return Receipt(False, False, f"the id {source_ref!r} is already stored "
+                                   f"(event {stored_as}) with a different event; give each "
+                                   "new event a new id", stored_as, conflict=True)
                 return self._repeated(source, source_ref, stored_as)
-            outcome = self.table.apply(parsed)  # parsed once; the journal stores the dict
+            # Parsed once; the journal stores the dict.
+            outcome = self.table.apply(parsed, keep_refused=keep_refused)
+            if not outcome.accepted and not keep_refused:
+                return Receipt(False, False, outcome.reason, refused=True)
             self.events_applied += 1
             if source_ref is not None:
                 self._remember((source, source_ref), outcome)
+                self._bodies[(source, source_ref)] = _canonical(event)
+                if len(self._bodies) > RECENT_ANSWERS:
+                    self._bodies.popitem(last=False)
             # Before the append: the event that began a round is the new round's first.
             self._record_finished_rounds()
             seq = self.journal.append(event, source, source_ref, known_new=True)
@@ -410,6 +436,17 @@ class TableService:
         self._answers[key] = outcome
         if len(self._answers) > RECENT_ANSWERS:
             self._answers.popitem(last=False)
+
+    def _differs(self, source: str, source_ref: str, stored_as: int,
+                 event: dict[str, Any]) -> bool:
+        """Whether `event` is not the one stored under this reference."""
+        body = self._bodies.get((source, source_ref))
+        if body is None:
+            stored = self.journal.event_at(stored_as)
+            if stored is None:
+                return False  # not at hand: taken for the same, as before
+            body = _canonical(stored)
+        return body != _canonical(event)
 
     def _repeated(self, source: str, source_ref: str, stored_as: int) -> Receipt:
         """The answer to an event sent again under a reference already stored."""
@@ -471,3 +508,7 @@ class TableService:
             "more is acknowledged: free disk space or replace the storage, then restart "
             "tablectl (it resumes from the journal)"
         )
+
+
+def _canonical(event: Any) -> str:
+    return json.dumps(event, sort_keys=True, separators=(",", ":"))

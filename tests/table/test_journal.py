@@ -623,3 +623,19 @@ def test_a_failed_write_stores_nothing_and_everything_unstored_can_be_dropped(
     journal.close()
     with Journal(path) as reader:
         assert [e.seq for e in reader.events()] == [1]
+
+
+def test_each_stored_event_has_the_time_it_was_appended(tmp_path: Path) -> None:
+    import time as _time
+
+    before = _time.time()
+    with Journal(tmp_path / "j.sqlite", profile="casinos-austria") as journal:
+        journal.append({"bet": {"box": 1, "amount": 10}}, "api")
+        journal.append({"deal": {}}, "api")
+        journal.commit()
+        times = journal.event_times(1, 2)
+    after = _time.time()
+    assert sorted(times) == [1, 2]
+    assert all(before <= at <= after for at in times.values())
+    with Journal(tmp_path / "j.sqlite", read_only=True) as reader:
+        assert reader.event_times(1, 2) == times

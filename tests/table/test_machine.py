@@ -250,3 +250,24 @@ def test_a_view_is_made_once_per_event_and_always_shows_the_last_one() -> None:
     assert not outcome.accepted and t.view() == after
     t.apply(DEAL)
     assert t.due().phase == "dealing" and t.view().phase == "dealing"
+
+
+def test_a_refusal_without_trace_leaves_the_table_as_if_it_never_came() -> None:
+    from table.machine import Table
+    from table.profiles import load_profile
+
+    rules = load_profile("casinos-austria")
+    traced, untraced, never = Table(rules), Table(rules), Table(rules)
+    for each in (traced, untraced, never):
+        each.apply({"bet": {"box": 1, "amount": 100}})
+        each.apply({"deal": {}})
+    refused = {"do": {"box": 1, "action": "split"}}  # no cards yet: nothing to split
+    assert traced.apply(refused).accepted is False
+    outcome = untraced.apply(refused, keep_refused=False)
+    assert outcome.accepted is False and outcome.reason
+    for each in (traced, untraced, never):
+        for card in ("9S", "7H", "TD"):
+            each.apply({"card": card})
+    assert untraced.results() == never.results()
+    assert traced.results() != never.results()  # the traced refusal is in its round
+    assert untraced.view() == never.view() and untraced.due() == never.due()

@@ -1,4 +1,7 @@
-"""The local API over real HTTP on 127.0.0.1 (port 0), on a real service and journal."""
+"""The local API over real HTTP on 127.0.0.1 (port 0), on a real service and journal.
+
+Writes carry a token the server issued for a device ("device:terminal") unless a
+test says otherwise; authentication itself is in test_api_auth.py."""
 
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ class Api:
     service: TableService
     server: ApiServer
     journal_path: Path
+    token: str = ""
 
     def request(self, method: str, path: str, body: bytes | None = None,
                 headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
@@ -42,7 +46,8 @@ class Api:
         if ref is not None:
             body["id"] = ref
         return self.request("POST", "/events", json.dumps(body).encode(),
-                            {"Content-Type": "application/json"})
+                            {"Content-Type": "application/json",
+                             "Authorization": f"Bearer {self.token}"})
 
     def state(self) -> dict[str, Any]:
         status, answer = self.request("GET", "/state")
@@ -54,7 +59,8 @@ class Api:
             return [(e.source, e.source_ref, e.event) for e in reader.events()]
 
 
-def _start(tmp_path: Path, capped: bool = False) -> Iterator[Api]:
+def _start(tmp_path: Path, capped: bool = False,
+           rules: dict[str, Any] | None = None) -> Iterator[Api]:
     """`capped`: the journal may not grow past the pages a fresh file has, so SQLite
     really reports it full after about a hundred small events."""
     path = tmp_path / "journal.sqlite"
@@ -62,14 +68,14 @@ def _start(tmp_path: Path, capped: bool = False) -> Iterator[Api]:
     if capped:
         with Journal(path, profile="casinos-austria") as fresh:
             max_pages = int(fresh._db.execute("PRAGMA page_count").fetchone()[0])
-    journal = Journal(path, profile="casinos-austria", max_pages=max_pages)
-    service = TableService(Table(load_profile("casinos-austria")), journal)
+    journal = Journal(path, profile="casinos-austria", max_pages=max_pages, rules=rules)
+    service = TableService(Table(load_profile("casinos-austria", rules)), journal)
     loop = threading.Thread(target=service.run, daemon=True)
     loop.start()
     server = ApiServer(service, "127.0.0.1", 0)
     server.start()
     try:
-        yield Api(service, server, path)
+        yield Api(service, server, path, server.auth.issue_token("terminal", "device"))
     finally:
         server.stop()
         service.stop()
@@ -99,7 +105,7 @@ def test_a_bet_posted_is_in_the_state(api: Api) -> None:
     assert [(b["number"], b["bets"]) for b in state["view"]["boxes"]] == [
         (3, [["box3", "main", 250]])
     ]
-    assert api.stored_events() == [("api", "terminal-3:1", bet(3, 250))]
+    assert api.stored_events() == [("device:terminal", "terminal-3:1", bet(3, 250))]
 
 
 def test_the_same_id_twice_is_one_bet(api: Api) -> None:
@@ -127,13 +133,19 @@ def test_the_same_id_twice_is_one_bet(api: Api) -> None:
         (b'[1, 2]', 'expected {"event": {...}, "id": "..."}'),
         (b'{"event": {"card": "1X"}, "id": "t:1"}', "not a table event"),
         (b'{"event": {"bet": {"box": 0, "amount": 10}}}', "box must be a box number 1 to 7"),
-        (b'{"event": {"bet": {"box": 1, "amount": -10}}}', "amount must be positive"),
         (b'{"event": {"bet": {"box": 1, "amount": 10}}, "id": 5}', "id must be a text"),
+        (b'{"event": {"bet": {"box": 1, "amount": 10}}, "extra": 1}', "unknown key"),
+        (b'{"event": {"bet": {"box": 1, "amount": NaN}}}', "not JSON"),
+        (b'{"event": {"do": {"box": 1, "action": "fly"}}}', "unknown action"),
+        (b"[" * 4000 + b"]" * 4000, "nests deeper"),
+        (b'{"event": {"bet": {"box": 1, "amount": 10}}, "id": "'
+         + b"[" * 5000 + b'"}', "id must be a text"),
     ],
 )
 def test_bad_calls_are_400_with_a_clear_message_and_store_nothing(
         api: Api, body: bytes, message: str) -> None:
-    status, answer = api.request("POST", "/events", body, {"Content-Type": "application/json"})
+    status, answer = api.request("POST", "/events", body, {
+        "Content-Type": "application/json", "Authorization": f"Bearer {api.token}"})
     assert status == 400
     assert message in answer["error"], answer
     assert api.stored_events() == []
@@ -148,25 +160,65 @@ def test_an_unknown_card_names_the_card_and_how_to_write_one(api: Api) -> None:
 
 
 def test_an_empty_body_is_refused(api: Api) -> None:
-    status, answer = api.request("POST", "/events", b"", {"Content-Length": "0"})
-    assert status == 400 and "Content-Length" in answer["error"]
+    status, answer = api.request("POST", "/events", b"", {
+        "Content-Length": "0", "Authorization": f"Bearer {api.token}"})
+    assert status == 400 and "send a JSON body" in answer["error"]
 
 
-def test_a_decision_for_a_box_that_is_not_up_is_stored_as_refused(api: Api) -> None:
+def test_an_oversized_body_is_413_and_nothing_is_stored(api: Api) -> None:
+    body = json.dumps({"event": bet(1, 100), "id": "x" * 100_000}).encode()
+    status, answer = api.request("POST", "/events", body, {
+        "Content-Type": "application/json", "Authorization": f"Bearer {api.token}"})
+    assert status == 413 and "larger than" in answer["error"]
+    assert api.stored_events() == []
+
+
+@pytest.mark.parametrize("amount", [10**30, int("9" * 4200), 10**6 + 1, 1.5, "100", True, -10, 0])
+def test_an_amount_outside_the_limits_is_422_and_nothing_is_stored(
+        api: Api, amount: Any) -> None:
+    status, answer = api.post({"bet": {"box": 1, "amount": amount}}, "t:big")
+    assert status == 422, answer
+    assert "amount" in answer["error"] and len(answer["error"]) < 300
+    assert api.stored_events() == [] and api.state()["view"]["boxes"] == []
+
+
+def test_a_bet_over_the_box_limit_of_the_profile_is_refused_and_not_stored(
+        tmp_path: Path) -> None:
+    for api in _start(tmp_path, rules={"max_box_total": 500}):
+        limit = 500
+        status, answer = api.post(bet(1, limit + 1))
+        assert status == 422 and str(limit) in answer["error"]
+        assert api.post(bet(1, limit))[0] == 200
+        status, answer = api.post(bet(1, limit))  # the box would hold twice the limit
+        assert status == 422 and answer["stored"] is False
+        assert len(api.stored_events()) == 1
+
+
+def test_the_same_id_with_another_event_is_409_and_stores_nothing(api: Api) -> None:
+    assert api.post(bet(1, 100), "terminal-1:7")[0] == 200
+    status, answer = api.post(bet(1, 500), "terminal-1:7")
+    assert status == 409 and "different event" in answer["error"]
+    assert len(api.stored_events()) == 1
+    assert [b["bets"] for b in api.state()["view"]["boxes"]] == [[["box1", "main", 100]]]
+    # The same event again is the first answer, not a conflict.
+    status, answer = api.post(bet(1, 100), "terminal-1:7")
+    assert status == 200 and answer["duplicate"] is True
+
+
+def test_a_decision_for_a_box_that_is_not_up_is_refused_and_not_stored(api: Api) -> None:
     events = [bet(1, 100), bet(2, 100), {"deal": {}}, {"card": "TS"}, {"card": "9D"},
               {"card": "6C"}, {"card": "8H"}, {"card": "7D"}]
     for event in events:
         assert api.post(event)[1]["accepted"] is True
     assert api.state()["due"]["box"] == 1
     status, answer = api.post({"do": {"box": 2, "action": "stand"}}, "terminal-2:3")
-    assert status == 200
-    assert answer["stored"] is True and answer["accepted"] is False
-    assert answer["seq"] == 9
-    assert "box 1" in answer["reason"], answer["reason"]
-    assert api.stored_events()[-1] == ("api", "terminal-2:3",
-                                       {"do": {"box": 2, "action": "stand"}})
-    # Nothing changed at the table: box 1 is still up.
+    assert status == 422
+    assert answer["stored"] is False and answer["accepted"] is False
+    assert "box 1" in answer["error"], answer["error"]
+    assert len(api.stored_events()) == len(events)
+    # Nothing changed at the table: box 1 is still up, and the round notes no refusal.
     assert api.state()["due"]["box"] == 1
+    assert api.service.ask(lambda table: table.current_result())["refused"] == []
 
 
 def test_health_and_unknown_paths(api: Api) -> None:
@@ -176,8 +228,9 @@ def test_health_and_unknown_paths(api: Api) -> None:
     assert api.state()["camera"] is None
     status, answer = api.request("GET", "/nothing")
     assert status == 404 and "GET /state" in answer["error"]
-    status, answer = api.request("POST", "/state", b"{}")
-    assert status == 404 and "POST /events" in answer["error"]
+    status, answer = api.request("POST", "/state", b"{}",
+                                 {"Authorization": f"Bearer {api.token}"})
+    assert status == 405 and "not allowed" in answer["error"]
 
 
 def test_a_full_journal_makes_the_api_unavailable(tmp_path: Path) -> None:
@@ -199,7 +252,7 @@ def test_a_full_journal_makes_the_api_unavailable(tmp_path: Path) -> None:
 
 
 def test_the_http_link_reads_the_table_exactly(api: Api) -> None:
-    link = HttpTableLink(api.server.url)
+    link = HttpTableLink(api.server.url, token=api.token)
     try:
         for i, event in enumerate([bet(1, 100), {"deal": {}}, {"card": "9S"}, {"card": "AD"},
                                    {"card": "9H"}]):
@@ -214,11 +267,11 @@ def test_the_http_link_reads_the_table_exactly(api: Api) -> None:
         link.close()
 
 
-def test_a_repeated_id_hears_the_first_answer_even_when_it_was_a_refusal(api: Api) -> None:
-    # Nothing is dealt yet, so box 1 cannot stand: stored (every input is) and refused.
+def test_a_refused_call_is_not_a_duplicate_when_sent_again(api: Api) -> None:
+    # Nothing is dealt yet, so box 1 cannot stand: refused, and nothing is stored.
     stand = {"do": {"box": 1, "action": "stand"}}
     first = api.post(stand, "terminal-1:1")
     again = api.post(stand, "terminal-1:1")
-    assert first[1]["stored"] is True and first[1]["accepted"] is False
-    assert again[1]["duplicate"] is True and again[1]["accepted"] is False
-    assert again[1]["reason"] == first[1]["reason"] and again[1]["seq"] == first[1]["seq"]
+    assert first[0] == again[0] == 422
+    assert again[1]["duplicate"] is False and again[1]["error"] == first[1]["error"]
+    assert api.stored_events() == []

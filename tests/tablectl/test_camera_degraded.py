@@ -101,8 +101,10 @@ class RunningDaemon:
         host, port = self.daemon.api.address
         conn = http.client.HTTPConnection(host, port, timeout=15)
         try:
+            token = self.daemon.auth.issue_token("terminal", "device")
             conn.request("POST", "/events", body=json.dumps({"event": event}).encode(),
-                         headers={"Content-Type": "application/json"})
+                         headers={"Content-Type": "application/json",
+                                  "Authorization": f"Bearer {token}"})
             answer: dict[str, Any] = json.loads(conn.getresponse().read())
             return answer
         finally:

@@ -260,3 +260,18 @@ def test_run_check_refuses_a_journal_of_another_profile(
     assert main(["run", "--config", str(config_file), "--check"]) == 2
     assert "was written under profile 'st-moritz', not 'casinos-austria'" in \
         capsys.readouterr().err
+
+
+def test_binding_beyond_loopback_needs_tls_or_an_acknowledgement() -> None:
+    shoe = {"driver": "shoelink", "port": "/dev/ttyUSB0"}
+    with pytest.raises(ConfigError) as refused:
+        parse_config({"shoe": shoe, "api": {"host": "0.0.0.0"}})
+    assert "tls_cert" in str(refused.value) and "insecure_bind" in str(refused.value)
+    with pytest.raises(ConfigError) as half:
+        parse_config({"shoe": shoe, "api": {"host": "0.0.0.0", "tls_cert": "c.pem"}})
+    assert "tls_cert and tls_key go together" in str(half.value)
+    assert parse_config({"shoe": shoe, "api": {"host": "0.0.0.0", "tls_cert": "c.pem",
+                                               "tls_key": "k.pem"}}).api.tls_key == "k.pem"
+    assert parse_config({"shoe": shoe, "api": {"host": "0.0.0.0",
+                                               "insecure_bind": True}}).api.insecure_bind
+    assert parse_config({"shoe": shoe}).api.host == "127.0.0.1"

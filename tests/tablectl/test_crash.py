@@ -48,6 +48,7 @@ from hwsim.shoe import VirtualShoe
 from table.journal import Journal, RoundRecord
 from table.machine import Table
 from table.profiles import Rules, load_profile
+from tablectl.auth import UsersFile
 from tablectl.links import HttpTableLink
 
 from .helpers import wait_for
@@ -106,10 +107,15 @@ def write_config(folder: Path, shoe_path: str, port: int, journal: Path) -> Path
         f'[table]\nprofile = "{PROFILE}"\n\n'
         f'[shoe]\ndriver = "shoelink"\nport = "{shoe_path}"\n\n'
         f'[journal]\npath = "{journal}"\n\n'
-        f'[api]\nhost = "127.0.0.1"\nport = {port}\n',
+        f'[api]\nhost = "127.0.0.1"\nport = {port}\nusers = "{folder / "users.json"}"\n',
         encoding="utf-8",
     )
     return config
+
+
+def dealer_token(folder: Path) -> str:
+    """The virtual dealer's token: he resolves his own mistakes, as the pit would."""
+    return UsersFile(folder / "users.json").add_device("dealer", role="pit")
 
 
 class DaemonProcess:
@@ -318,7 +324,7 @@ def test_sigkill_at_random_moments_loses_and_doubles_nothing(
     journal_path = journal_folder / "journal.sqlite"
     config = write_config(tmp_path, shoe.path, port, journal_path)
     daemon = DaemonProcess(config, tmp_path / "daemon.log")
-    link = WatchedLink(f"http://127.0.0.1:{port}")
+    link = WatchedLink(f"http://127.0.0.1:{port}", token=dealer_token(tmp_path))
     dealer = VirtualDealer(rules, link, VirtualShoeCards(shoe), seed=SEED, boxes=BOXES,
                            mistake_rate=mistake_rate, session="crash", retry_wait_s=0.01,
                            patience_s=60.0)

@@ -63,14 +63,22 @@ class Running:
         assert self.daemon.service is not None
         return self.daemon.service
 
+    @property
+    def token(self) -> str:
+        if not hasattr(self, "_token"):
+            self._token = self.daemon.auth.issue_token("harness", "pit")
+        return self._token
+
     def request(self, method: str, path: str, body: Any = None) -> tuple[int, dict[str, Any]]:
         assert self.daemon.api is not None
         host, port = self.daemon.api.address
         conn = http.client.HTTPConnection(host, port, timeout=15)
         try:
             data = None if body is None else json.dumps(body).encode()
-            conn.request(method, path, body=data,
-                         headers={"Content-Type": "application/json"} if data else {})
+            headers = {"Content-Type": "application/json"} if data else {}
+            if method == "POST":  # the harness writes as the pit (it resolves misdeals too)
+                headers["Authorization"] = f"Bearer {self.token}"
+            conn.request(method, path, body=data, headers=headers)
             response = conn.getresponse()
             return response.status, json.loads(response.read())
         finally:
@@ -270,7 +278,7 @@ def test_a_round_through_the_whole_stack(bench: Bench) -> None:
     with Journal(bench.journal_path, read_only=True) as reader:
         sources = [(e.source, e.event) for e in reader.events() if e.source != "shoe"]
     assert sources == [
-        ("api", bet(1, 100)), ("api", bet(2, 50)), ("api", bet(3, 40)),
+        ("pit:harness", bet(1, 100)), ("pit:harness", bet(2, 50)), ("pit:harness", bet(3, 40)),
         ("button", {"deal": {}}), ("button", {"do": {"box": 1, "action": "double"}}),
     ]
     bench.check_every_frame_stored_once_and_acked_after()
@@ -491,7 +499,7 @@ def test_a_full_journal_halts_the_table_with_the_alarm_and_acknowledges_nothing_
     assert running.lamps()["alarm"]
     with Journal(bench.journal_path, read_only=True) as reader:
         events = list(reader.events())
-    assert [e.source for e in events] == ["shoe"] + ["api"] * stored
+    assert [e.source for e in events] == ["shoe"] + ["pit:harness"] * stored
     assert all(found for _, found in bench.acks), bench.acks
     # Space again (the cap was only this connection's): a restart rebuilds the table
     # from what was stored, and the card the shoe kept arrives, once.
@@ -596,17 +604,21 @@ def test_a_dealer_with_his_own_table_never_waits_and_nothing_is_lost(bench: Benc
 def test_after_a_restart_a_repeated_call_hears_its_first_answer(bench: Bench) -> None:
     bench.start_shoe(STACK)
     running = bench.open()
-    refused = running.post({"do": {"box": 1, "action": "stand"}}, "terminal-1:9")
+    status, refused = running.request(
+        "POST", "/events", {"event": {"do": {"box": 1, "action": "stand"}}, "id": "t-1:9"})
+    assert status == 422 and refused["stored"] is False  # refused: nothing stored
     accepted = running.post(bet(2, 50), "terminal-2:9")
-    assert not refused["accepted"] and accepted["accepted"]
+    assert accepted["accepted"]
     bench.close(running)
 
     again = bench.open()
-    refused_again = again.post({"do": {"box": 1, "action": "stand"}}, "terminal-1:9")
     accepted_again = again.post(bet(2, 50), "terminal-2:9")
-    assert refused_again["duplicate"] and not refused_again["accepted"]
-    assert refused_again["reason"] == refused["reason"]
     assert accepted_again["duplicate"] and accepted_again["accepted"]
+    assert accepted_again["seq"] == accepted["seq"]
+    # The same id with another event is a conflict, told from the journal's copy.
+    status, conflict = again.request("POST", "/events",
+                                     {"event": bet(2, 500), "id": "terminal-2:9"})
+    assert status == 409 and "different event" in conflict["error"]
     # Nothing applied twice: box 2 holds one bet of 50.
     assert [(b.number, b.bets) for b in again.service.snapshot.view.boxes] == [
         (2, (("box2", "main", 50),))]

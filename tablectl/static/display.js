@@ -1,0 +1,211 @@
+"use strict";
+// The pit display: logs in, follows the table's stream, lists rounds, shows audits.
+(function () {
+  const $ = (id) => document.getElementById(id);
+  let me = null;
+  let source = null;
+  let lastRound = null;
+
+  function text(el, value) { el.textContent = value; }
+  function card(code) {
+    const span = document.createElement("span");
+    span.className = "card" + (/[HD]$/.test(code) ? " red" : "");
+    span.textContent = code;
+    return span;
+  }
+  function cardsInto(el, cards) {
+    el.replaceChildren(...cards.map(card));
+    if (!cards.length) text(el, "–");
+  }
+  function total(value, soft) { return (soft ? "soft " : "") + value; }
+  function signed(n) { return (n > 0 ? "+" : "") + n; }
+
+  async function call(method, path, body) {
+    const headers = {};
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    if (method !== "GET" && me && me.csrf) headers["X-CSRF-Token"] = me.csrf;
+    const response = await fetch(path, { method, headers, credentials: "same-origin",
+      body: body === undefined ? undefined : JSON.stringify(body) });
+    let answer = {};
+    try { answer = await response.json(); } catch (e) { answer = {}; }
+    return { status: response.status, answer };
+  }
+
+  async function start() {
+    const { status, answer } = await call("GET", "/me");
+    if (status !== 200) { showLogin(); return; }
+    me = answer;
+    $("login").hidden = true;
+    $("table-view").hidden = false;
+    $("me").replaceChildren(document.createTextNode(me.user + " (" + me.role + ") "));
+    const out = document.createElement("button");
+    out.id = "logout"; out.textContent = "log out";
+    out.onclick = async () => { await call("POST", "/logout"); location.reload(); };
+    $("me").appendChild(out);
+    follow();
+    loadRounds();
+    route();
+  }
+
+  function showLogin() {
+    $("login").hidden = false;
+    $("table-view").hidden = true;
+    text($("status"), "not logged in");
+  }
+
+  $("login-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const { status, answer } = await call("POST", "/login",
+      { user: $("login-user").value, password: $("login-password").value });
+    if (status === 200) { text($("login-error"), ""); start(); }
+    else text($("login-error"), answer.error || ("login failed (" + status + ")"));
+  });
+
+  function follow() {
+    if (source) source.close();
+    source = new EventSource("/display/stream");
+    source.onopen = () => text($("status"), "live");
+    source.onerror = () => text($("status"), "reconnecting…");
+    source.onmessage = (message) => show(JSON.parse(message.data));
+  }
+
+  function show(state) {
+    const view = state.view, due = state.due;
+    text($("round"), view.round);
+    text($("phase"), view.phase + (view.halted ? " — HALTED" : ""));
+    const shoe = state.shoe;
+    const shoeEl = $("shoe");
+    shoeEl.className = "shoe" + (shoe.online ? "" : " offline");
+    text(shoeEl, "shoe " + (shoe.online ? "online" : "OFFLINE") + " · " + shoe.cards_left +
+      " of " + shoe.size + " cards left · penetration " + (100 * shoe.penetration).toFixed(1) +
+      "%" + (shoe.cut_card_out ? " · CUT CARD out: new shoe after this round" : ""));
+    cardsInto($("dealer"), view.dealer);
+    text($("dealer-total"), view.dealer.length ? total(view.dealer_total, view.dealer_soft) : "");
+    const instruction = $("instruction");
+    instruction.className = "instruction" + (state.instruction ? " " + state.instruction.toLowerCase() : "");
+    text(instruction, state.instruction || "");
+    instruction.dataset.round = view.round;
+    showBoxes(view, state.lamps);
+    showFlags(state);
+    if (lastRound !== null && view.round !== lastRound) loadRounds();
+    lastRound = view.round;
+    document.body.dataset.seq = state.journal_seq;
+  }
+
+  function showBoxes(view, lamps) {
+    const boxes = view.boxes.map((box) => {
+      const el = document.createElement("div");
+      const lamp = lamps[String(box.number)] || "off";
+      el.className = "box" + (lamp === "turn" ? " turn" : "");
+      el.id = "box-" + box.number;
+      const head = document.createElement("h3");
+      head.textContent = "Box " + box.number;
+      const lampEl = document.createElement("span");
+      lampEl.className = "lamp " + lamp; lampEl.textContent = lamp;
+      head.appendChild(lampEl);
+      el.appendChild(head);
+      const bets = document.createElement("div");
+      bets.className = "meta";
+      bets.textContent = "bets: " + (box.bets.map((b) => b[0] + " " + b[1] + " " + b[2]).join(", ") || "–");
+      el.appendChild(bets);
+      for (const hand of box.hands) {
+        const h = document.createElement("div");
+        h.className = "hand";
+        const cards = document.createElement("span"); cards.className = "cards";
+        cardsInto(cards, hand.cards);
+        h.appendChild(cards);
+        const info = document.createElement("div"); info.className = "meta";
+        const stakes = hand.stakes.map((s) => s[0] + " " + s[1]).join(", ");
+        info.textContent = total(hand.total, hand.soft) + " · " + hand.status +
+          (hand.result ? " · " + hand.result : "") + (stakes ? " · stakes " + stakes : "");
+        h.appendChild(info);
+        el.appendChild(h);
+      }
+      return el;
+    });
+    $("boxes").replaceChildren(...boxes);
+  }
+
+  function showFlags(state) {
+    const open = state.open_flags;
+    $("flags").hidden = !open.length && !state.view.halted;
+    $("flag-list").replaceChildren(...open.map((flag) => {
+      const li = document.createElement("li");
+      li.textContent = flag.code + ": " + flag.meaning;
+      return li;
+    }));
+    const actions = $("pit-actions");
+    if (!state.pit_may.length) { actions.replaceChildren(); return; }
+    if (!me.may_resolve) {
+      actions.replaceChildren(document.createTextNode("Waiting for the pit: " +
+        state.pit_may.map((p) => p.meaning).join(" or ") + "."));
+      return;
+    }
+    actions.replaceChildren(...state.pit_may.map((p) => {
+      const b = document.createElement("button");
+      b.id = "resolve-" + p.resolve;
+      b.textContent = p.resolve === "void" ? "Void round" : "Accept";
+      b.title = p.meaning;
+      b.onclick = () => resolve(p.resolve);
+      return b;
+    }));
+  }
+
+  async function resolve(what) {
+    const id = "display-" + me.user + "-" + Date.now() + "-" + Math.random().toString(36).slice(2);
+    const { status, answer } = await call("POST", "/events", { event: { resolve: what }, id });
+    text($("action-result"), status === 200 ? (answer.accepted ? what + " done" : answer.reason)
+      : (answer.error || ("refused (" + status + ")")));
+  }
+
+  async function loadRounds() {
+    const { status, answer } = await call("GET", "/display/rounds");
+    if (status !== 200) return;
+    const rows = answer.rounds.map((r) => {
+      const tr = document.createElement("tr");
+      tr.id = "round-" + r.round;
+      const link = document.createElement("a");
+      link.href = "#/round/" + r.round; link.textContent = r.round;
+      const cells = [link, r.status, netText(r.net), r.flags.join(", ")];
+      for (const c of cells) {
+        const td = document.createElement("td");
+        if (typeof c === "string") td.textContent = c; else td.appendChild(c);
+        tr.appendChild(td);
+      }
+      return tr;
+    });
+    $("rounds").tBodies[0].replaceChildren(...rows);
+  }
+
+  function netText(net) {
+    return Object.entries(net).map(([who, n]) => who + " " + signed(n)).join("  ") || "–";
+  }
+
+  async function showAudit(number) {
+    const { status, answer } = await call("GET", "/display/rounds/" + number);
+    $("audit").hidden = false;
+    text($("audit-round"), number);
+    if (status !== 200) { text($("audit-summary"), answer.error || "not found"); return; }
+    text($("audit-summary"), answer.status + (answer.flags.length ? " · " + answer.flags.join(", ") : "") +
+      " · net " + netText(answer.net));
+    const rows = answer.events.map((e) => {
+      const tr = document.createElement("tr");
+      if (e.pit_action) tr.className = "pit";
+      const when = e.at ? new Date(e.at * 1000).toISOString().replace("T", " ").slice(0, 23) : "–";
+      const from = e.source + (e.ref ? " (" + e.ref + ")" : "");
+      for (const c of [String(e.seq), when, from, JSON.stringify(e.event)]) {
+        const td = document.createElement("td"); td.textContent = c; tr.appendChild(td);
+      }
+      return tr;
+    });
+    $("audit-events").tBodies[0].replaceChildren(...rows);
+  }
+
+  function route() {
+    const match = /^#\/round\/(\d+)$/.exec(location.hash);
+    if (match && me) showAudit(match[1]); else $("audit").hidden = true;
+  }
+  window.addEventListener("hashchange", route);
+  $("audit-close").addEventListener("click", (e) => { e.preventDefault(); location.hash = ""; });
+  start();
+})();
