@@ -211,9 +211,10 @@ class Rig:
 @contextmanager
 def rig(profile: str, rules: dict[str, Any], folder: Path, first_load: list[str],
         camera: str | None = None, *, lay: Lay = lay_where_due,
-        felt_seed: int = FELT_SEED) -> Iterator[Rig]:
+        felt_seed: int = FELT_SEED, camera_deck: str | None = None) -> Iterator[Rig]:
     """Start the virtual shoe, the mock panel and the daemon (API on a free port);
-    with `camera` also the simulated felt and its camera inside the daemon."""
+    with `camera` also the simulated felt and its camera inside the daemon, drawing the
+    cards of `camera_deck` (a drawn design, or a deck of real artwork from the corpus)."""
     if camera is not None and camera not in CAMERA_MODES:
         raise ValueError(f"camera must be one of {', '.join(CAMERA_MODES)}, got {camera!r}")
     shoe: VirtualShoe | None = None
@@ -234,7 +235,9 @@ def rig(profile: str, rules: dict[str, Any], folder: Path, first_load: list[str]
         from hwsim.camera.felt import Felt, FeltCamera
 
         felt = Felt()
-        felt_camera = FeltCamera(felt, seed=felt_seed, card_width=FELT_CARD_WIDTH)
+        deck_options = {"design": camera_deck} if camera_deck else {}
+        felt_camera = FeltCamera(felt, seed=felt_seed, card_width=FELT_CARD_WIDTH,
+                                 **deck_options)
         layout_file = folder / "felt-layout.json"
         layout_file.write_text(json.dumps(felt_camera.layout()), encoding="utf-8")
         # The daemon reads `felt_camera`; the section gives the layout file and the rate.
@@ -270,10 +273,12 @@ def rig(profile: str, rules: dict[str, Any], folder: Path, first_load: list[str]
 
 
 def play_scenario(doc: dict[str, Any], folder: Path | None = None, camera: str | None = None,
-                  *, lay: Lay = lay_where_due, felt_seed: int = FELT_SEED) -> HilResult:
+                  *, lay: Lay = lay_where_due, felt_seed: int = FELT_SEED,
+                  camera_deck: str | None = None) -> HilResult:
     """Play every round through the stack; the result lists every problem found.
     `camera`: None (the shoe alone), "witness" (shoe and camera) or "only" (the
-    camera alone); `lay` lays each card on the felt, `felt_seed` draws it."""
+    camera alone); `lay` lays each card on the felt, `felt_seed` draws it, with the
+    cards of `camera_deck` (default: the simulator's drawn design)."""
     # Parsed and written back: the events in their one spelling ('10h' -> 'TH').
     rounds = [[event.to_json() for event in events] for events in validate_scenario(doc)]
     result = HilResult(str(doc.get("name", "scenario")))
@@ -281,7 +286,7 @@ def play_scenario(doc: dict[str, Any], folder: Path | None = None, camera: str |
     with tempfile.TemporaryDirectory(prefix="tablectl-hil-") as scratch:
         where = folder or Path(scratch)
         with rig(doc["profile"], dict(doc.get("rules") or {}), where, loads[0], camera,
-                 lay=lay, felt_seed=felt_seed) as running:
+                 lay=lay, felt_seed=felt_seed, camera_deck=camera_deck) as running:
             _play(running, rounds, loads[1:], doc, result)
             _check_journal(running, result)
             if running.felt is not None:

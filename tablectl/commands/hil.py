@@ -26,6 +26,10 @@ def register(subparsers: Any) -> None:
                         help="witness: the shoe deals and the camera checks each card on "
                              "the felt; only: no shoe, every card is dealt from rendered "
                              "frames of the felt (about a second per card)")
+    parser.add_argument("--camera-deck", metavar="NAME", default=None,
+                        help="the cards the simulated camera sees: a deck of real artwork "
+                             "from the deck corpus (e.g. kde-standard; rendered by "
+                             "tools/render_deck_corpus.py) or a drawn design")
     parser.set_defaults(func=run)
 
 
@@ -48,8 +52,8 @@ def run(args: argparse.Namespace) -> int:
     for path in files:
         try:
             doc = load_scenario(path)
-            result = play_scenario(doc, camera=args.camera)
-        except (OSError, ScenarioError, RuntimeError) as error:
+            result = play_scenario(doc, camera=args.camera, camera_deck=args.camera_deck)
+        except (OSError, ScenarioError, RuntimeError, ValueError) as error:
             print(f"FAIL {path}: {error}")
             failures += 1
             continue

@@ -46,8 +46,8 @@ def run_frame(args: argparse.Namespace) -> int:
     try:
         image, layout = render_table_frame(args.table, args.design, args.seed, args.card_width,
                                            arms=args.arms, moving=args.moving)
-    except (ValueError, KeyError) as exc:
-        print(f"error: {exc.args[0] if exc.args else exc}")
+    except ValueError as exc:
+        print(f"error: {exc}")
         return 2
     if not cv2.imwrite(str(args.out), image):
         print(f"error: could not write {args.out} (use a .png or .jpg name in a folder that "

@@ -85,8 +85,8 @@ def resolve_designs(names: Sequence[str | Design] | None) -> list[Design]:
             continue
         try:
             out.extend(design_named(name) for name in groups.get(item, (item,)))
-        except KeyError as error:
-            raise ValueError(f"{error.args[0]}; groups: {', '.join(sorted(groups))}") from None
+        except ValueError as error:
+            raise ValueError(f"{error}; groups: {', '.join(sorted(groups))}") from None
     return out
 
 

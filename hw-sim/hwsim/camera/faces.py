@@ -30,7 +30,7 @@ def design_named(name: str) -> Design:
         return ArtworkDeck.named(name)
     except ValueError as error:
         known = ", ".join(sorted(DESIGNS))
-        raise KeyError(f"unknown card design {name!r}: neither a drawn design ({known}) "
+        raise ValueError(f"unknown card design {name!r}: neither a drawn design ({known}) "
                        f"nor a deck of the corpus ({error})") from None
 
 
