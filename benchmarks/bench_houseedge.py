@@ -20,7 +20,9 @@ from houseedge.mainbet import analyse
 from houseedge.simulate import simulate
 from table.profiles import list_profiles, load_profile
 
-SIMULATED = ("casinos-austria", "live-studio", "ru-casino", "st-moritz", "st-moritz-65")
+SIMULATED = (
+    "casinos-austria", "live-studio", "pontoon-online", "ru-casino", "st-moritz", "st-moritz-65",
+)
 
 
 def main() -> None:

@@ -41,10 +41,14 @@ def _edge(bet: str, value: float, method: str, strategy: str | None = None,
     return BetFigure(bet, -value, 1.0 + value, method, None, None, strategy, note)
 
 
-def _bonus(rules: Rules, main: Analysis, bet: str, overrides: dict[str, Any]) -> BetFigure:
-    """A bonus paid on the main bet: what it adds to the main bet's return."""
-    without = analyse(dataclasses.replace(rules, **overrides), main.decks)
-    worth = main.ev - without.ev
+def _bonus(rules: Rules, fast: Analysis, bet: str, overrides: dict[str, Any]) -> BetFigure:
+    """A bonus paid on the main bet: what it adds to the main bet's return.
+
+    Both sides of the difference leave the player's drawn cards in the shoe
+    (`removal=False`): the bonus's worth, not the game's, is wanted here.
+    """
+    without = analyse(dataclasses.replace(rules, **overrides), fast.decks, removal=False)
+    worth = fast.ev - without.ev
     return BetFigure(bet, None, worth, f"{CA}, with and without the bonus", None, None,
                      STRATEGY, "return per unit of main bet added by the bonus "
                      "(included in the main bet's figure)")
@@ -87,15 +91,18 @@ def bet_figures(rules: Rules, main: Analysis | None = None) -> list[BetFigure]:
                              exact.dealer_bust_off_the_top(dist[BUST], rules.dealer_bust_pays),
                              f"{EXACT} (dealer's cards off the top)",
                              note="the boxes' draws move it slightly: see the simulation"))
+    bonuses = (rules.triple_seven != "none" or rules.bonus_blackjack_pays != "none"
+               or rules.sevens_prizes or rules.pontoon_bonuses)
+    fast = analyse(rules, main.decks, removal=False) if bonuses else main
     if rules.triple_seven != "none":
-        out.append(_bonus(rules, main, f"triple seven {rules.triple_seven_pays}",
+        out.append(_bonus(rules, fast, f"triple seven {rules.triple_seven_pays}",
                           {"triple_seven": "none"}))
     if rules.bonus_blackjack_pays != "none":
-        out.append(_bonus(rules, main, f"bonus black jack {rules.bonus_blackjack_pays}",
+        out.append(_bonus(rules, fast, f"bonus black jack {rules.bonus_blackjack_pays}",
                           {"bonus_blackjack_pays": "none"}))
     if rules.sevens_prizes:
-        out.append(_bonus(rules, main, "sevens prizes", {"sevens_prizes": False}))
+        out.append(_bonus(rules, fast, "sevens prizes", {"sevens_prizes": False}))
     if rules.pontoon_bonuses:
-        out.append(_bonus(rules, main, "pontoon bonuses (5+ card 21, 6-7-8, 7-7-7, super)",
+        out.append(_bonus(rules, fast, "pontoon bonuses (5+ card 21, 6-7-8, 7-7-7, super)",
                           {"pontoon_bonuses": False}))
     return out

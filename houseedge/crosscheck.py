@@ -42,17 +42,20 @@ class _Player:
         self.rules = rules
         self.tables = tables
 
-    def decide(self, cards: tuple[str, ...], split: bool, hands: int, up: int) -> str:
+    def decide(self, cards: tuple[str, ...], split: bool, hands: int, up: int,
+               doubled: bool = False) -> str:
         rules = self.rules
         values = [_value(c) for c in cards]
-        if not split and len(cards) == 2:
+        if not split and len(cards) == 2 and not doubled:
             return ACTIONS[int(self.tables.first[values[0], values[1], up])]
         if split and len(cards) == 2 and values[0] == values[1] and hands < rules.max_split_hands \
                 and (values[0] != 1 or rules.resplit_aces):
             return "split"
         hard = sum(values)
-        das = rules.double_split_aces if values[0] == 1 else rules.double_after_split
-        mode = 0 if split and len(cards) == 2 and das else 1
+        das = not split or (rules.double_split_aces if values[0] == 1
+                            else rules.double_after_split)
+        may = das and (len(cards) == 2 or rules.double_cards == "any")
+        mode = 2 if doubled else 0 if may else 1
         move = int(self.tables.later[hard, int(1 in values), min(len(cards), 7), mode, up])
         return ACTIONS[move]
 
@@ -93,7 +96,8 @@ def _play_round(table: Table, rules: Rules, player: _Player, shoe: list[str],
                 card()
                 continue
             up = _value(view.dealer[0])
-            move = player.decide(hand.cards, len(box.hands) > 1, len(box.hands), up)
+            doubled = dict(hand.stakes).get("box1", STAKE) > STAKE
+            move = player.decide(hand.cards, len(box.hands) > 1, len(box.hands), up, doubled)
             if move == "hit":
                 card()
                 continue

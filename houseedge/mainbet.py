@@ -18,6 +18,7 @@ from fractions import Fraction
 
 from houseedge.dealer import after_up
 from houseedge.player import HandEV, Play, Policy
+from houseedge.removal import RemovalTree
 from houseedge.shoe import Counts, remove, shoe_of
 from table.payouts import ratio
 from table.profiles import Rules
@@ -63,7 +64,7 @@ class Analysis:
 
 
 class _Analyser:
-    def __init__(self, rules: Rules, decks: int | None) -> None:
+    def __init__(self, rules: Rules, decks: int | None, removal: bool) -> None:
         self.rules = rules
         self.shoe = shoe_of(rules, decks)
         self.counts = self.shoe.counts()
@@ -72,6 +73,10 @@ class _Analyser:
         self.h17 = rules.dealer_hits_soft_17
         self.bj = float(ratio(rules.blackjack_pays))
         self.result = Analysis(rules, self.shoe.decks)
+        self.removal = removal
+        # Per start: the play actions' expectations before bonuses, and the dealer natural.
+        self.raw: dict[tuple[int, int, int], dict[str, float]] = {}
+        self.nat: dict[tuple[int, int, int], float] = {}
 
     # -- later decisions ------------------------------------------------------
     def later_policy(self, up: int) -> Policy:
@@ -79,7 +84,7 @@ class _Analyser:
         p_nat, dist = after_up(up, counts, self.h17)
         ctx = HandEV(self.play, probs_of(counts), dist, 0.0 if self.peek else p_nat)
         for cards in range(2, 8):
-            for hard in range(4, 21):
+            for hard in range(2, 21):
                 for ace in (False, True):
                     for mode in (0, 1):
                         ctx.value((hard, ace, cards, mode))
@@ -150,6 +155,8 @@ class _Analyser:
             return {"BJ": ev}
         ctx = HandEV(self.play, probs, dist, play_nat, policy=policy)
         evs = ctx.actions((i + j, 1 in (i, j), 2, 0))
+        self.raw[(i, j, up)] = dict(evs)
+        self.nat[(i, j, up)] = p_nat
         self.hooks(i, j, up, probs, ctx, evs)
         surrender = self.surrender_ev(up, play_nat)
         if surrender is not None:
@@ -223,7 +230,7 @@ class _Analyser:
         n = sum(counts)
         sums: dict[tuple[str, int], dict[str, float]] = {}
         weights: dict[tuple[str, int], float] = {}
-        starts: list[tuple[str, int, float, dict[str, float]]] = []
+        starts: list[tuple[str, int, float, dict[str, float], int, int]] = []
         for up in UPS:
             policy = self.later_policy(up)
             out.later[up] = policy
@@ -242,24 +249,41 @@ class _Analyser:
                     for k, v in evs.items():
                         acc[k] = acc.get(k, 0.0) + w * v
                     weights[(row, up)] = weights.get((row, up), 0.0) + w
-                    starts.append((row, up, w, evs))
+                    starts.append((row, up, w, evs, i, j))
         for key, acc in sums.items():
             total_w = weights[key]
             out.rows[key] = {k: v / total_w for k, v in acc.items()}
             out.chart[key] = max(acc, key=lambda k: acc[k])
-        for row, up, w, evs in starts:
-            value = evs[out.chart[(row, up)]]
+        trees: dict[int, RemovalTree] = {}
+        for row, up, w, evs, i, j in starts:
+            action = out.chart[(row, up)]
+            value = evs[action]
+            if self.removal and action in ("S", "H", "D"):
+                if up not in trees:
+                    trees[up] = RemovalTree(self.play, remove(counts, up), up, self.h17,
+                                            self.peek, out.later[up])
+                raw = self.raw[(i, j, up)]
+                p_nat = self.nat[(i, j, up)]
+                bonus = (evs[action] + p_nat) / (1 - p_nat) if self.peek else evs[action]
+                bonus -= raw[action]
+                value = trees[up].actions(i, j)[action] + bonus
+                if self.peek:
+                    value = (1 - p_nat) * value - p_nat
             out.ev += w * value
             if row == "BJ":
                 out.natural_ev += w * value
         return out
 
 
-def analyse(rules: Rules, decks: int | None = None) -> Analysis:
-    """The main game of a casino profile: expectation per unit and strategy."""
+def analyse(rules: Rules, decks: int | None = None, removal: bool = True) -> Analysis:
+    """The main game of a casino profile: expectation per unit and strategy.
+
+    `removal=False` leaves the player's drawn cards in the shoe for the final
+    expectation (faster; the strategy is the same either way).
+    """
     if rules.game == "banker":
         raise ValueError("the banker game has no house edge of its own: the banker is a player")
-    return _Analyser(rules, decks).run()
+    return _Analyser(rules, decks, removal).run()
 
 
 def natural_frequency(rules: Rules) -> Fraction:

@@ -11,6 +11,7 @@ without further removal (the dealer's draws do remove theirs).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from houseedge.dealer import Dist
@@ -74,6 +75,8 @@ class HandEV:
     share: float = 1.0
     one_card: bool = False
     policy: Policy | None = None
+    # With removal: the expectations of the hand one card later (that card out of the shoe).
+    child: Callable[[int], HandEV] | None = None
     chosen: Policy = field(default_factory=dict)
     _memo: dict[State, float] = field(default_factory=dict)
 
@@ -139,13 +142,15 @@ class HandEV:
         probs = self.probs
         out = {"S": self.stand(self.total(state), stake)}
         hit_mode = mode if mode == 2 else (0 if mode == 0 and self.play.double_any_cards else 1)
+        nxt = self.child or (lambda value: self)
         out["H"] = sum(
-            p * self.after_card(self._next(state, i + 1, hit_mode))
+            p * nxt(i + 1).after_card(self._next(state, i + 1, hit_mode))
             for i, p in enumerate(probs) if p
         )
         if self.may_double(state):
             out["D"] = sum(
-                p * self.after_card(self._next(state, i + 1, 2)) for i, p in enumerate(probs) if p
+                p * nxt(i + 1).after_card(self._next(state, i + 1, 2))
+                for i, p in enumerate(probs) if p
             )
         return out
 

@@ -33,15 +33,20 @@ def _bet_row(figure: BetFigure) -> str:
             f"{figure.note} |")
 
 
-def _curves(rules: Rules, hands: int) -> tuple[list[tuple[int, float]], list[tuple[float, float,
-                                                                                  float]]]:
-    by_decks = [(d, analyse(dataclasses.replace(rules, decks=d)).house_edge) for d in DECKS]
+DeckCurve = list[tuple[int, float]]
+PenetrationCurve = list[tuple[float, float, float]]
+
+
+def _curves(rules: Rules, hands: int,
+            decks: tuple[int, ...]) -> tuple[DeckCurve, PenetrationCurve]:
+    by_decks = [(d, analyse(dataclasses.replace(rules, decks=d), removal=False).house_edge)
+                for d in decks]
     by_pen: list[tuple[float, float, float]] = []
     try:
         check_supported(rules)
     except Unsupported:
         return by_decks, by_pen
-    analysis = analyse(rules)
+    analysis = analyse(rules, removal=False)
     for pen in PENETRATIONS:
         out = simulate(rules, analysis, hands, seed=3, penetration=pen)
         by_pen.append((pen, -out.mean(), out.stderr()))
@@ -77,7 +82,8 @@ def _plot(path: Path, name: str, by_decks: list[tuple[int, float]],
     return True
 
 
-def write_report(rules: Rules, folder: Path, hands: int = 2_000_000) -> Path:
+def write_report(rules: Rules, folder: Path, hands: int = 2_000_000,
+                 decks: tuple[int, ...] = DECKS) -> Path:
     """Write folder/NAME.md (and NAME.png with matplotlib); return the Markdown's path."""
     folder.mkdir(parents=True, exist_ok=True)
     md = folder / f"{rules.name}.md"
@@ -109,11 +115,13 @@ def write_report(rules: Rules, folder: Path, hands: int = 2_000_000) -> Path:
     lines += [_bet_row(f) for f in figures]
     lines += ["", f"Strategy assumed: {figures[0].strategy}.", "",
               "## Basic strategy", "", "```", format_chart(analysis), "```", ""]
-    by_decks, by_pen = _curves(rules, hands // 4)
+    by_decks, by_pen = _curves(rules, hands // 4, decks)
     lines += ["## Main-game edge against decks and penetration", ""]
     if _plot(folder / f"{rules.name}.png", rules.name, by_decks, by_pen):
         lines += [f"![edge against decks and penetration]({rules.name}.png)", ""]
-    lines += ["| decks | house edge (analysis) |", "| --- | --- |"]
+    lines += ["The curve against decks leaves the player's drawn cards in the shoe (the "
+              "bet table above takes them out).", "",
+              "| decks | house edge (analysis) |", "| --- | --- |"]
     lines += [f"| {d} | {_pct(e)} |" for d, e in by_decks]
     if by_pen:
         lines += ["", "| penetration | house edge (simulation) | s.e. |", "| --- | --- | --- |"]

@@ -40,7 +40,7 @@ class Unsupported(ValueError):
 def check_supported(rules: Rules) -> None:
     refuse = {
         "game": rules.game != "casino",
-        "double_cards": rules.double_cards != "two",
+        "doubles_per_hand": rules.doubles_per_hand != 1,
         "double_totals": rules.double_totals != "any",
         "twenty_one_wins_at_once": rules.twenty_one_wins_at_once,
         "pontoon_bonuses": rules.pontoon_bonuses,
@@ -48,7 +48,6 @@ def check_supported(rules: Rules) -> None:
         "dealer_blackjack_takes": rules.hole_card == "none"
         and rules.dealer_blackjack_takes != "enhc",
         "natural_paid": rules.natural_paid == "at_once",
-        "split_aces_one_card": not rules.split_aces_one_card,
         "max_hand_cards": rules.max_hand_cards != 0,
     }
     bad = [key for key, on in refuse.items() if on]
@@ -116,6 +115,21 @@ class SimOutcome:
 def new_shoes(rules: Rules, lanes: int, rng: np.random.Generator) -> Ints:
     base = np.array([ALL_CARDS.index(c) for c in pack_cards(rules.shoe)] * rules.decks)
     return rng.permuted(np.tile(base, (lanes, 1)), axis=1)
+
+
+def tops_of_shoes(rules: Rules, lanes: int, rng: np.random.Generator, cards: int = 80) -> Ints:
+    """The first `cards` cards of `lanes` freshly shuffled shoes (a partial Fisher-Yates)."""
+    base = np.array([ALL_CARDS.index(c) for c in pack_cards(rules.shoe)] * rules.decks,
+                    dtype=np.int16)
+    shoes = np.tile(base, (lanes, 1))
+    size = shoes.shape[1]
+    rows = np.arange(lanes)
+    for k in range(min(cards, size)):
+        j = k + (rng.random(lanes) * (size - k)).astype(np.int64)
+        picked = shoes[rows, j]
+        shoes[rows, j] = shoes[:, k]
+        shoes[:, k] = picked
+    return shoes[:, :cards].astype(np.int64)
 
 
 def shoe_codes(shoe: Ints) -> list[str]:

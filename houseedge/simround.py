@@ -95,7 +95,7 @@ class Round:
         hard = self.hard[idx, slot]
         return np.where(self.ace[idx, slot] & (hard + 10 <= 21), hard + 10, hard)
 
-    def after_card(self, idx: Ints, slot: int, doubled: Ints | None = None) -> None:
+    def after_card(self, idx: Ints, slot: int) -> None:
         """The table's checks on a card given to a hand in play (see Table._give_card)."""
         rules = self.g.rules
         hard = self.hard[idx, slot]
@@ -113,18 +113,20 @@ class Round:
             else:
                 self.extra[seven] += wins
         done = self.total(idx, slot) == 21
-        if doubled is not None:
-            done |= np.isin(idx, doubled)
+        if not rules.hit_after_double:
+            done |= self.stake[idx, slot] > STAKE
         self.status[idx[done], slot] = STOOD
 
     def play_hand(self, idx: Ints, slot: int, das: bool) -> None:
         """Hit, stand or double by the strategy until every hand in `idx` is finished."""
         later = self.g.tables.later
+        any_cards = self.g.rules.double_cards == "any"
         idx = idx[self.status[idx, slot] == PLAYING]
         up = self.up
         while len(idx):
             cards = np.minimum(self.n[idx, slot], 7)
-            mode = np.where((cards == 2) & das, 0, 1)
+            may = das & ((cards == 2) | any_cards)
+            mode = np.where(self.stake[idx, slot] > STAKE, 2, np.where(may, 0, 1))
             move = later[self.hard[idx, slot], self.ace[idx, slot].astype(np.int64), cards,
                          mode, up[idx]]
             stand = idx[(move != H) & (move != D)]
@@ -133,7 +135,7 @@ class Round:
             self.stake[dbl, slot] *= 2
             go = idx[(move == H) | (move == D)]
             self.add(go, slot, self.draw(go))
-            self.after_card(go, slot, dbl)
+            self.after_card(go, slot)
             idx = go[self.status[go, slot] == PLAYING]
 
     def split_hand(self, idx: Ints, slot: int) -> None:
@@ -176,10 +178,12 @@ class Round:
             self.dealer.append(self.draw(every))
         self.up = VALUE[up_code]
         self.first3[:, 0], self.first3[:, 1] = c1, c2
-        self.add(every, 0, c1)
-        self.add(every, 0, c2)
-        self.status[:, 0] = PLAYING
         v1, v2 = VALUE[c1], VALUE[c2]
+        self.hard[:, 0] = v1 + v2
+        self.ace[:, 0] = (v1 == 1) | (v2 == 1)
+        self.n[:, 0] = 2
+        self.sevens[:, 0] = (v1 == 7).astype(np.int64) + (v2 == 7)
+        self.status[:, 0] = PLAYING
         natural = ((v1 == 1) & (v2 == 10)) | ((v1 == 10) & (v2 == 1))
         self.status[natural, 0] = NATURAL
         if g.bonus_bj:
@@ -202,8 +206,8 @@ class Round:
         self.stake[dbl, 0] *= 2
         go = idx[(move == H) | (move == D)]
         self.add(go, 0, self.draw(go))
-        self.after_card(go, 0, dbl)
-        self.play_hand(go[self.status[go, 0] == PLAYING], 0, False)
+        self.after_card(go, 0)
+        self.play_hand(go[self.status[go, 0] == PLAYING], 0, True)
         if len(split):
             self.split_hand(split, 0)
             for slot in range(1, SLOTS):

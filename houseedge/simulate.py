@@ -6,7 +6,7 @@ import numpy as np
 
 from houseedge.bets import SIM, STRATEGY, BetFigure
 from houseedge.mainbet import Analysis
-from houseedge.sim import STAKE, Record, SimOutcome, check_supported, new_shoes
+from houseedge.sim import STAKE, Record, SimOutcome, check_supported, new_shoes, tops_of_shoes
 from houseedge.simround import Game, Round
 from table.profiles import Rules
 
@@ -22,7 +22,7 @@ def play_shoes(rules: Rules, analysis: Analysis, shoes: np.ndarray, records: lis
                penetration: float = PENETRATION) -> SimOutcome:
     """Play every lane's shoe to its cut card; record the first `len(records)` lanes."""
     game = Game(rules, analysis, shoes)
-    cut = cut_of(game.size, penetration)
+    cut = 1 if penetration == 0 else cut_of(game.size, penetration)
     if cut <= 0:
         raise ValueError(f"{rules.decks} deck(s) are too few for the simulator; use 2 or more")
     out = SimOutcome(0, 0.0, 0.0, {}, {})
@@ -48,12 +48,18 @@ def play_shoes(rules: Rules, analysis: Analysis, shoes: np.ndarray, records: lis
 
 def simulate(rules: Rules, analysis: Analysis, hands: int, seed: int = 1,
              lanes: int = 20_000, penetration: float = PENETRATION) -> SimOutcome:
-    """At least `hands` rounds of one box, in batches of `lanes` shoes."""
+    """At least `hands` rounds of one box, in batches of `lanes` shoes.
+
+    Penetration 0 plays one round off the top of each shoe: the game the
+    combinatorial analysis computes, without the cut card's effect.
+    """
     check_supported(rules)
     rng = np.random.default_rng(seed)
     total = SimOutcome(0, 0.0, 0.0, {}, {})
     while total.rounds < hands:
-        batch = play_shoes(rules, analysis, new_shoes(rules, lanes, rng), [], penetration)
+        shoes = (tops_of_shoes(rules, lanes * 10, rng) if penetration == 0
+                 else new_shoes(rules, lanes, rng))
+        batch = play_shoes(rules, analysis, shoes, [], penetration)
         total.rounds += batch.rounds
         total.main_sum += batch.main_sum
         total.main_sq += batch.main_sq

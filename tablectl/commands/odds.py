@@ -117,7 +117,7 @@ def _strategy(args: argparse.Namespace) -> int:
     rules = _rules(args)
     if rules is None:
         return 2
-    analysis = analyse(rules)
+    analysis = analyse(rules, removal=False)
     if args.json:
         print(json.dumps(chart_json(analysis), indent=2))
     else:

@@ -10,34 +10,37 @@ from houseedge.sim import Unsupported, check_supported
 from houseedge.simulate import simulate
 from table.profiles import list_profiles, load_profile
 
-SIMULATED = ["casinos-austria", "live-studio", "ru-casino", "st-moritz", "st-moritz-65"]
+SIMULATED = [
+    "casinos-austria", "live-studio", "pontoon-online", "ru-casino", "st-moritz", "st-moritz-65",
+]
 
 
 @pytest.mark.parametrize("name", SIMULATED)
 def test_simulator_and_engine_agree_on_identical_shoes(name: str) -> None:
     rules = load_profile(name)
-    check = cross_check(rules, analyse(rules), lanes=30, seed=11)
+    check = cross_check(rules, analyse(rules, removal=False), lanes=20, seed=11)
     assert check.differences == []
-    assert check.rounds > 1000
+    assert check.rounds > 700
 
 
 def test_cross_check_with_a_hole_card_and_h17() -> None:
     rules = load_profile("st-moritz", {"hole_card": "peek", "dealer_hits_soft_17": True})
-    check = cross_check(rules, analyse(rules), lanes=20, seed=3)
+    check = cross_check(rules, analyse(rules, removal=False), lanes=20, seed=3)
     assert check.differences == [] and check.rounds > 800
 
 
 def test_simulated_edge_within_its_95_percent_interval_of_the_analysis() -> None:
     rules = load_profile("st-moritz", {"triple_seven": "none"})
     analysis = analyse(rules)
-    out = simulate(rules, analysis, 1_500_000, seed=5)
-    assert out.rounds >= 1_500_000
+    # One round off the top of each shoe: the game the analysis computes (no cut card).
+    out = simulate(rules, analysis, 500_000, seed=5, penetration=0)
+    assert out.rounds >= 500_000
     assert abs(-out.mean() - analysis.house_edge) < 1.96 * out.stderr()
 
 
 def test_dealer_bust_simulated_near_the_exact_off_the_top_figure() -> None:
     rules = load_profile("casinos-austria")
-    out = simulate(rules, analyse(rules), 400_000, seed=2)
+    out = simulate(rules, analyse(rules, removal=False), 400_000, seed=2)
     # Dealer busts 28.19% off the top of 6 decks (S17): 3.5 x 0.2819 - 1 = -1.33%.
     assert out.mean("dealer_bust") == pytest.approx(3.5 * 0.2819 - 1, abs=4 * out.stderr(
         "dealer_bust"))
