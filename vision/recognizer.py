@@ -23,7 +23,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from vision.candidates import find_blobs, pair_blobs
@@ -41,6 +40,7 @@ from vision.features import (
 )
 from vision.house_deck import HouseDeck, load_house_deck
 from vision.layout import Layout
+from vision.networks import Network, forward_all
 from vision.reads import _Read, boxes_of, merge_reads, unknown_reads
 
 __all__ = ["MODEL_FILE", "NOT_INDEX", "UNKNOWN", "ModelError", "Recognizer", "boxes_of",
@@ -65,7 +65,8 @@ class Recognizer:
     def __init__(self, model_path: Path | str = MODEL_FILE,
                  info_path: Path | str | None = None,
                  min_confidence: float | None = None,
-                 house_deck: HouseDeck | Path | str | None = None) -> None:
+                 house_deck: HouseDeck | Path | str | None = None,
+                 runtime: str = "auto") -> None:
         model_path = Path(model_path)
         info_path = Path(info_path) if info_path is not None else model_path.with_suffix(".json")
         if not model_path.exists() or not info_path.exists():
@@ -76,14 +77,15 @@ class Recognizer:
             raise ModelError(f"{info_path.name} was trained on {info.get('feature_size')} "
                              f"features, this code makes {FEATURE_SIZE}: retrain with "
                              "`python tools/train_vision.py`")
-        self._net = cv2.dnn.readNetFromONNX(str(model_path))
+        self._net = Network(model_path, runtime)
         self.min_confidence = float(min_confidence if min_confidence is not None
                                     else info.get("min_confidence", 0.5))
         # The quick first look that spares most non-index pairs the full features.
-        self._filter = _named_net(info, "filter_model", model_path.parent, info_path)
+        self._filter = _named_net(info, "filter_model", model_path.parent, info_path, runtime)
         self.filter_threshold = float(info.get("filter_threshold", 0.0))
         # The second look: a small convolutional network on the crops the MLP may take.
-        self._verifier = _named_net(info, "verifier_model", model_path.parent, info_path)
+        self._verifier = _named_net(info, "verifier_model", model_path.parent, info_path,
+                                    runtime)
         self.verify_below = float(info.get("verify_below", 1.0))
         # "mean": the verifier's and the MLP's probabilities are combined (their
         # geometric mean); "verifier": the verifier's alone.
@@ -176,8 +178,7 @@ class Recognizer:
         """Which rows of glance features (thumbnail, colour) are worth the full look."""
         if self._filter is None or glance.shape[0] == 0:
             return np.ones(glance.shape[0], bool)
-        self._filter.setInput(np.ascontiguousarray(glance, dtype=np.float32))
-        logits = self._filter.forward("index")
+        logits = self._filter.run(glance)["index"]
         keep: np.ndarray = _softmax(logits)[:, 1] >= self.filter_threshold
         return keep
 
@@ -191,7 +192,7 @@ class Recognizer:
         """The verifier's rank and suit probabilities and, where the model has one, its
         embedding of each crop (the last hidden layer, unit length), else None."""
         assert self._verifier is not None
-        outputs = forward_all(self._verifier, net_input(crops))
+        outputs = self._verifier.run(net_input(crops))
         embedding = outputs.get("embedding")
         if embedding is not None:
             norms = np.linalg.norm(embedding, axis=1, keepdims=True)
@@ -200,8 +201,8 @@ class Recognizer:
 
     def classify(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank (14 classes, last = not an index) and suit (4) probabilities per row."""
-        self._net.setInput(np.ascontiguousarray(features, dtype=np.float32))
-        rank_logits, suit_logits = self._net.forward(["rank", "suit"])
+        outputs = self._net.run(features)
+        rank_logits, suit_logits = outputs["rank"], outputs["suit"]
         return _softmax(rank_logits), _softmax(suit_logits)
 
 
@@ -252,8 +253,8 @@ def _geometric_mean(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return result
 
 
-def _named_net(info: dict[str, Any], key: str, folder: Path,
-               info_path: Path) -> cv2.dnn.Net | None:
+def _named_net(info: dict[str, Any], key: str, folder: Path, info_path: Path,
+               runtime: str) -> Network | None:
     """The network file `info[key]` names (beside the classifier), None if none is named."""
     name = info.get(key)
     if not name:
@@ -262,19 +263,12 @@ def _named_net(info: dict[str, Any], key: str, folder: Path,
     if not path.exists():
         raise ModelError(f"{path.name} (named in {info_path.name}) not found: "
                          "retrain with `python tools/train_vision.py`")
-    return cv2.dnn.readNetFromONNX(str(path))
+    return Network(path, runtime)
 
 
 def model_id(path: Path) -> str:
     """A short fingerprint of a network file (an enrolled deck names the one it fits)."""
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.exists() else ""
-
-
-def forward_all(net: cv2.dnn.Net, inputs: np.ndarray) -> dict[str, np.ndarray]:
-    """Every output of the network by name (OpenCV 5 computes all outputs or none)."""
-    names = list(net.getUnconnectedOutLayersNames())
-    net.setInput(np.ascontiguousarray(inputs, dtype=np.float32))
-    return dict(zip(names, net.forward(names), strict=True))
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:

@@ -1,0 +1,102 @@
+"""Time the recognizer's networks under OpenCV's dnn module and under onnxruntime.
+
+    python benchmarks/bench_inference_runtimes.py [--repeat 200] [--batch 32 128]
+
+Both run the shipped ONNX files (`vision/models/`) on one thread, on batches
+of the sizes a frame gives (the filter and classifier see every candidate
+pair that passes the glance; the verifier the few the classifier may take).
+onnxruntime is not a dependency of the project: `pip install onnxruntime` to
+include it. Prints the median and 95th percentile milliseconds per batch and
+checks that both give the same outputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT)]
+
+from vision.recognizer import MODEL_DIR, MODEL_INFO, forward_all  # noqa: E402
+
+Runner = Callable[[np.ndarray], dict[str, np.ndarray]]
+
+
+def opencv_runner(path: Path) -> Runner:
+    net = cv2.dnn.readNetFromONNX(str(path))
+    return lambda x: forward_all(net, x)
+
+
+def onnxruntime_runner(path: Path) -> Runner | None:
+    try:
+        import onnxruntime  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    session = onnxruntime.InferenceSession(str(path), options,
+                                           providers=["CPUExecutionProvider"])
+    name = session.get_inputs()[0].name
+    outputs = [o.name for o in session.get_outputs()]
+    return lambda x: dict(zip(outputs, session.run(outputs, {name: x}), strict=True))
+
+
+def timed(run: Runner, batch: np.ndarray, repeat: int) -> list[float]:
+    run(batch)  # warm up
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run(batch)
+        times.append((time.perf_counter() - started) * 1000.0)
+    return times
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument("--batch", type=int, nargs="+", default=[32, 128])
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    info = json.loads(Path(MODEL_INFO).read_text(encoding="utf-8"))
+    networks = {"filter": (MODEL_DIR / info["filter_model"], (99,)),
+                "classifier": (MODEL_DIR / "index_classifier.onnx", (info["feature_size"],)),
+                "verifier": (MODEL_DIR / info["verifier_model"], (3, 36, 24))}
+    rng = np.random.default_rng(0)
+    print(f"{'network':<12}{'batch':>6}{'runtime':>14}{'median ms':>11}{'p95 ms':>9}")
+    for name, (path, shape) in networks.items():
+        runners = {"opencv-dnn": opencv_runner(path), "onnxruntime": onnxruntime_runner(path)}
+        for size in args.batch:
+            batch = rng.normal(0, 0.5, (size, *shape)).astype(np.float32)
+            reference = None
+            for runtime, run in runners.items():
+                if run is None:
+                    print(f"{name:<12}{size:>6}{runtime:>14}   (not installed: "
+                          "pip install onnxruntime)")
+                    continue
+                outputs = run(batch)
+                if reference is None:
+                    reference = outputs
+                else:
+                    worst = max(float(np.abs(outputs[k] - reference[k]).max())
+                                for k in reference)
+                    if worst > 1e-3:
+                        print(f"  warning: {runtime} differs from opencv-dnn by {worst:.2g}")
+                times = timed(run, batch, args.repeat)
+                p95 = float(np.percentile(times, 95))
+                print(f"{name:<12}{size:>6}{runtime:>14}{statistics.median(times):>11.3f}"
+                      f"{p95:>9.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""The recognizer's networks, run by OpenCV's dnn module or by onnxruntime.
+
+Both read the same ONNX files. onnxruntime ran the verifier about twice as
+fast as OpenCV's dnn module on one x86 core (`benchmarks/
+bench_inference_runtimes.py`, docs/vision.md); it is optional
+(`pip install 'tablectl[onnxruntime]'`). `runtime="auto"` takes onnxruntime
+where it is installed, else OpenCV.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+RUNTIMES = ("auto", "opencv", "onnxruntime")
+
+
+class Network:
+    """One ONNX network: `run(inputs)` gives every output by name."""
+
+    def __init__(self, path: Path, runtime: str = "auto") -> None:
+        if runtime not in RUNTIMES:
+            raise ValueError(f"unknown network runtime {runtime!r}: use one of "
+                             f"{', '.join(RUNTIMES)}")
+        self.path = path
+        self._session: Any = None
+        self._net: Any = None
+        if runtime in ("auto", "onnxruntime"):
+            self._session = _onnxruntime_session(path, required=runtime == "onnxruntime")
+        if self._session is None:
+            self._net = cv2.dnn.readNetFromONNX(str(path))
+            self._names = list(self._net.getUnconnectedOutLayersNames())
+        else:
+            self._input = self._session.get_inputs()[0].name
+            self._names = [o.name for o in self._session.get_outputs()]
+        self.runtime = "opencv" if self._session is None else "onnxruntime"
+
+    @property
+    def outputs(self) -> list[str]:
+        return list(self._names)
+
+    def run(self, inputs: np.ndarray) -> dict[str, np.ndarray]:
+        batch = np.ascontiguousarray(inputs, dtype=np.float32)
+        if self._session is not None:
+            values = self._session.run(self._names, {self._input: batch})
+        else:
+            # OpenCV 5 computes all of a network's outputs or none.
+            self._net.setInput(batch)
+            values = self._net.forward(self._names)
+        return dict(zip(self._names, values, strict=True))
+
+
+def _onnxruntime_session(path: Path, required: bool) -> Any:
+    try:
+        import onnxruntime  # type: ignore[import-not-found]
+    except ImportError:
+        if required:
+            raise ValueError("the onnxruntime runtime is not installed: "
+                             "pip install 'tablectl[onnxruntime]'") from None
+        return None
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1  # a frame's batches are small; the other core is busy
+    options.inter_op_num_threads = 1
+    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def forward_all(net: cv2.dnn.Net, inputs: np.ndarray) -> dict[str, np.ndarray]:
+    """Every output of an OpenCV network by name (OpenCV 5 computes all or none)."""
+    names = list(net.getUnconnectedOutLayersNames())
+    net.setInput(np.ascontiguousarray(inputs, dtype=np.float32))
+    return dict(zip(names, net.forward(names), strict=True))
