@@ -338,7 +338,7 @@ def start_camera(config: Any, service: TableService, *, with_shoe: bool,
 
     camera = config.camera if hasattr(config, "camera") else config
     layout = load_layout(camera.layout)
-    recognizer = Recognizer()
+    recognizer = Recognizer(house_deck=getattr(camera, "house_deck", None))
 
     def reopen() -> FrameSource:
         return open_source(camera.source, camera.width, camera.height, camera.fps)

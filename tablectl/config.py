@@ -52,6 +52,8 @@ class CameraConfig:
     height: int = 720
     # Seconds without a usable frame before the camera is reported degraded.
     timeout: float = 5.0
+    # The casino's enrolled deck (`tablectl vision enroll`), read by likeness; None: any deck.
+    house_deck: str | None = None
 
 
 @dataclass(frozen=True)
@@ -192,6 +194,8 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
         height = camera_section.get("height", 720, _positive_int, "a positive integer")
         timeout = camera_section.get("timeout", 5.0, _number,
                                      "a positive number of seconds")
+        house_deck = camera_section.get("house_deck", None, _text,
+                                        "the path of a deck enrolled by tablectl vision enroll")
         camera_section.finish()
         if camera_source is None:
             problems.append("[camera] source is missing (device index, file or URL)")
@@ -201,7 +205,7 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
             )
         if camera_source is not None and layout is not None:
             camera = CameraConfig(camera_source, layout, float(fps), width, height,
-                                  float(timeout))
+                                  float(timeout), house_deck)
     if shoe.driver == "none" and "camera" not in raw:
         problems.append("[shoe] driver = \"none\" needs a [camera] section: no card source")
 

@@ -29,6 +29,8 @@ def resource_problems(config: Config, open_port: bool = True) -> list[str]:
         problems += port_problems(config.shoe.port, config.shoe.baudrate)
     if config.camera is not None:
         problems += layout_problems(config.camera.layout)
+        if config.camera.house_deck is not None:
+            problems += house_deck_problems(config.camera.house_deck)
     problems += journal_problems(config.journal.path, config.table.profile,
                                  dict(config.table.rules), "[journal] path")
     problems += panel_problems(dict(config.panel), config.table.profile,
@@ -58,6 +60,18 @@ def layout_problems(path: str) -> list[str]:
         load_layout(path)
     except LayoutError as error:
         return [f"[camera] layout: {error}"]
+    return []
+
+
+def house_deck_problems(path: str) -> list[str]:
+    """The enrolled deck opens and fits the camera's model."""
+    from vision.house_deck import HouseDeckError
+    from vision.recognizer import ModelError, Recognizer
+
+    try:
+        Recognizer(house_deck=path)
+    except (HouseDeckError, ModelError) as error:
+        return [f"[camera] house_deck: {error}"]
     return []
 
 

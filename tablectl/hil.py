@@ -233,11 +233,11 @@ def rig(profile: str, rules: dict[str, Any], folder: Path, first_load: list[str]
     if camera is not None:
         # OpenCV and the renderer only for a run with a camera.
         from hwsim.camera.felt import Felt, FeltCamera
+        from hwsim.camera.table_frames import DEFAULT_DESIGN
 
         felt = Felt()
-        deck_options = {"design": camera_deck} if camera_deck else {}
         felt_camera = FeltCamera(felt, seed=felt_seed, card_width=FELT_CARD_WIDTH,
-                                 **deck_options)
+                                 design=camera_deck or DEFAULT_DESIGN)
         layout_file = folder / "felt-layout.json"
         layout_file.write_text(json.dumps(felt_camera.layout()), encoding="utf-8")
         # The daemon reads `felt_camera`; the section gives the layout file and the rate.

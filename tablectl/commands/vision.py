@@ -12,6 +12,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from tablectl.commands.vision_enroll import register as register_enroll
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -21,7 +23,8 @@ if TYPE_CHECKING:
 
 def register(subparsers: Any) -> None:
     """Add this group's commands to the top-level parser."""
-    parser = subparsers.add_parser("vision", help="camera: read cards, preview, calibrate")
+    parser = subparsers.add_parser("vision",
+                                   help="camera: read cards, preview, calibrate, enrol the deck")
     commands = parser.add_subparsers(dest="vision_command", metavar="SUBCOMMAND")
     parser.set_defaults(func=lambda _args: _usage(parser))
 
@@ -56,6 +59,8 @@ def register(subparsers: Any) -> None:
                          help="files PREFIX0.png ... PREFIX3.png")
     markers.add_argument("--size", type=int, default=400, help="marker side in pixels")
     markers.set_defaults(func=_markers)
+
+    register_enroll(commands)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

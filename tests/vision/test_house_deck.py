@@ -1,0 +1,125 @@
+"""The enrolled house deck: its file, matching by likeness, naming it in the config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tablectl.commands.vision_enroll import set_house_deck
+from vision.enrolment import EnrolmentReport, card_of_name, pictures_in_sheet
+from vision.house_deck import CARDS, HouseDeck, HouseDeckError, load_house_deck
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _deck() -> HouseDeck:
+    rng = np.random.default_rng(5)
+    centres = _unit(rng.normal(size=(len(CARDS), 32)))
+    rows = np.repeat(centres, 3, axis=0) + rng.normal(0, 0.02, (3 * len(CARDS), 32))
+    return HouseDeck(_unit(rows), np.repeat(np.arange(len(CARDS)), 3), "test", "abc")
+
+
+def test_a_corner_like_an_enrolled_card_is_that_card() -> None:
+    deck = _deck()
+    probe = deck.embeddings[deck.labels == CARDS.index("QH")][:1]
+    names, score = deck.match(probe)
+    assert names == ["QH"] and score[0] > 0.9
+
+
+def test_a_corner_like_no_card_or_like_two_is_unknown() -> None:
+    deck = _deck()
+    rng = np.random.default_rng(9)
+    stranger = _unit(rng.normal(size=(1, 32)))  # far from every enrolled card
+    between = _unit(deck.embeddings[deck.labels == 0][:1]
+                    + deck.embeddings[deck.labels == 1][:1])  # halfway between AS and 2S
+    names, score = deck.match(np.concatenate([stranger, between]))
+    assert names == [None, None]
+    assert list(score) == [0.0, 0.0]
+
+
+def test_the_file_keeps_everything_and_refuses_another_model(tmp_path: Path) -> None:
+    deck = _deck()
+    path = deck.save(tmp_path / "house")
+    assert path.name == "house.npz"
+    again = load_house_deck(path, model="abc")
+    assert np.array_equal(again.labels, deck.labels)
+    assert np.allclose(again.embeddings, deck.embeddings)
+    assert again.cards == list(CARDS)
+    with pytest.raises(HouseDeckError, match="enrol the deck again"):
+        load_house_deck(path, model="another")
+    (tmp_path / "junk.npz").write_bytes(b"not a deck")
+    with pytest.raises(HouseDeckError, match="not an enrolled deck"):
+        load_house_deck(tmp_path / "junk.npz")
+    with pytest.raises(HouseDeckError, match="tablectl vision enroll"):
+        load_house_deck(tmp_path / "missing.npz")
+
+
+@pytest.mark.parametrize(("name", "card"), [("AS.jpg", "AS"), ("10h.png", "TH"),
+                                            ("qd.jpeg", "QD"), ("TC.PNG", "TC"),
+                                            ("1H.png", None), ("joker.png", None),
+                                            ("AS copy.jpg", None)])
+def test_card_pictures_are_named_by_the_card(name: str, card: str | None) -> None:
+    assert card_of_name(Path(name)) == card
+
+
+def test_a_sheet_is_four_rows_of_thirteen() -> None:
+    sheet = np.zeros((400, 1300, 3), np.uint8)
+    sheet[100:200, 1200:1300] = 255  # row 2 (hearts), column 13 (king)
+    cells = pictures_in_sheet(sheet)
+    assert len(cells) == 52
+    assert cells["KH"].mean() == 255 and cells["KS"].mean() == 0
+
+
+def test_the_report_names_every_problem() -> None:
+    report = EnrolmentReport(enrolled=["AS"], missing=["2S"], duplicated=["3S (3S.jpg, 3s.png)"],
+                             unreadable=["4S"], alike=["5S looks like 6S"])
+    text = "\n".join(report.lines())
+    for item in ("2S", "3S.jpg", "4S", "5S looks like 6S"):
+        assert item in text
+    assert not report.complete
+
+
+def test_enrolment_names_the_deck_in_the_config(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nprofile = "live-studio"\n\n[camera]\nsource = 0\n'
+                      'layout = "layout.json"\n\n[journal]\npath = "j.sqlite"\n',
+                      encoding="utf-8")
+    set_house_deck(config, Path("decks/house.npz"))
+    text = config.read_text(encoding="utf-8")
+    camera = text.split("[camera]")[1].split("[journal]")[0]
+    assert 'house_deck = "decks/house.npz"' in camera
+    set_house_deck(config, Path("decks/other.npz"))  # replaced, not added twice
+    text = config.read_text(encoding="utf-8")
+    assert text.count("house_deck") == 1 and "other.npz" in text
+    assert 'path = "j.sqlite"' in text and 'profile = "live-studio"' in text
+
+
+def test_a_config_without_a_camera_is_refused(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nprofile = "live-studio"\n', encoding="utf-8")
+    with pytest.raises(OSError, match=r"no \[camera\] section"):
+        set_house_deck(config, Path("house.npz"))
+    assert config.read_text(encoding="utf-8") == '[table]\nprofile = "live-studio"\n'
+
+
+def test_a_config_naming_a_bad_house_deck_is_refused_by_the_check(tmp_path: Path) -> None:
+    from tablectl.config import parse_config
+    from tablectl.config_check import resource_problems
+
+    junk = tmp_path / "house.npz"
+    junk.write_bytes(b"PK not really")
+    layout = tmp_path / "layout.json"
+    layout.write_text('{"format": "table-layout/1", "image_size": [1280, 720], "areas": '
+                      '{"box1": [[0, 0], [100, 0], [100, 100]], '
+                      '"dealer": [[200, 0], [300, 0], [300, 100]]}}', encoding="utf-8")
+    config = parse_config({"table": {"profile": "live-studio"}, "shoe": {"driver": "none"},
+                           "camera": {"source": 0, "layout": str(layout),
+                                      "house_deck": str(junk)},
+                           "journal": {"path": str(tmp_path / "j.sqlite")}})
+    assert config.camera is not None and config.camera.house_deck == str(junk)
+    problems = [p for p in resource_problems(config, open_port=False) if "house_deck" in p]
+    assert len(problems) == 1 and "not an enrolled deck" in problems[0]

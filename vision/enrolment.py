@@ -1,0 +1,211 @@
+"""Enrol the casino's deck: pictures of its 52 cards -> a `HouseDeck`.
+
+Input is one picture per card (a photo or a scan, the card anywhere in it,
+named by the card: `AS.jpg`, `10H.png`, `qd.jpeg`), or one sheet with the 52
+cards laid in 4 rows (spades, hearts, diamonds, clubs) of 13 (ace to king).
+Each card is found in its picture (the largest bright card-shaped region),
+turned upright and drawn again at the sizes, turns and spoilings a table
+camera sees; the recognizer's candidate finder and networks find its two index
+corners in each drawing, and the verifier's embeddings of those corners are the
+card's exemplars. A card missing from the input, given twice, whose corners
+cannot be found, or that looks like another enrolled card is named in the report.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.detection import RANKS, SUITS
+from vision.house_deck import CARDS, HouseDeck
+from vision.images import ImageError, read_image
+from vision.recognizer import NOT_INDEX, Recognizer, candidate_features
+
+CARD_W, CARD_H = 110, 154  # the upright card, as a table camera sees one
+VIEWS = ((85, 0.0), (100, -6.0), (115, 5.0), (130, -3.0), (140, 8.0), (95, 3.0))
+SAME_CARD_SIMILARITY = 0.97  # two inputs this alike are the same card
+_NAME = re.compile(r"^(10|[2-9AJQKT])([SHDC])$", re.IGNORECASE)
+
+
+@dataclass
+class EnrolmentReport:
+    """What enrolment found wrong with its input (each list names cards or files)."""
+
+    enrolled: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    duplicated: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+    alike: list[str] = field(default_factory=list)  # "AS looks like AC"
+    ignored: list[str] = field(default_factory=list)  # files not named by a card
+
+    @property
+    def complete(self) -> bool:
+        return not (self.missing or self.duplicated or self.unreadable or self.alike)
+
+    def lines(self) -> list[str]:
+        out = [f"enrolled {len(self.enrolled)} of 52 cards"]
+        for label, items in (("missing", self.missing), ("given more than once", self.duplicated),
+                             ("unreadable (no index corner found)", self.unreadable),
+                             ("looking like another card", self.alike),
+                             ("ignored (not named by a card, e.g. AS.jpg, 10H.png)", self.ignored)):
+            if items:
+                out.append(f"{label}: {', '.join(items)}")
+        return out
+
+
+def card_of_name(path: Path) -> str | None:
+    """The card a file is named by ('10h.jpg' -> 'TH'), or None."""
+    match = _NAME.match(path.stem.strip())
+    if match is None:
+        return None
+    rank = match.group(1).upper()
+    return ("T" if rank == "10" else rank) + match.group(2).upper()
+
+
+def pictures_in_folder(folder: Path, report: EnrolmentReport) -> dict[str, np.ndarray]:
+    """The card pictures of a folder, by card; duplicates, junk and bad files reported."""
+    found: dict[str, np.ndarray] = {}
+    seen: dict[str, Path] = {}
+    for path in sorted(p for p in folder.iterdir() if p.is_file()):
+        card = card_of_name(path)
+        if card is None:
+            report.ignored.append(path.name)
+            continue
+        if card in seen:
+            report.duplicated.append(f"{card} ({seen[card].name}, {path.name})")
+            continue
+        seen[card] = path
+        try:
+            found[card] = read_image(path)
+        except ImageError as exc:
+            report.unreadable.append(f"{card} ({exc})")
+    return found
+
+
+def pictures_in_sheet(sheet: np.ndarray) -> dict[str, np.ndarray]:
+    """The 52 cells of a sheet: 4 rows (S, H, D, C) of 13 columns (A to K)."""
+    h, w = sheet.shape[:2]
+    cells: dict[str, np.ndarray] = {}
+    for row, suit in enumerate(SUITS):
+        for column, rank in enumerate(RANKS):
+            y0, y1 = round(row * h / 4), round((row + 1) * h / 4)
+            x0, x1 = round(column * w / 13), round((column + 1) * w / 13)
+            cells[rank + suit] = sheet[y0:y1, x0:x1]
+    return cells
+
+
+def upright_card(picture: np.ndarray) -> np.ndarray:
+    """The card in a picture, cut out upright at CARD_W x CARD_H (the whole picture when no
+    card-shaped bright region is found, as for a tight scan)."""
+    grey = cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY)
+    spread = picture.max(axis=2).astype(np.int16) - picture.min(axis=2)
+    _, bright = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    bright[spread > 60] = 0
+    bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+    contours, _ = cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    area = picture.shape[0] * picture.shape[1]
+    best = max(contours, key=cv2.contourArea, default=None)
+    if best is None or not 0.2 * area <= cv2.contourArea(best) <= 0.97 * area:
+        tall = picture if picture.shape[0] >= picture.shape[1] else cv2.rotate(
+            picture, cv2.ROTATE_90_CLOCKWISE)
+        return cv2.resize(tall, (CARD_W, CARD_H), interpolation=cv2.INTER_AREA)
+    corners = cv2.boxPoints(cv2.minAreaRect(best)).astype(np.float32)
+    # Order the corners so the long side runs down the card.
+    centre = corners.mean(axis=0)
+    angles = np.arctan2(corners[:, 1] - centre[1], corners[:, 0] - centre[0])
+    corners = corners[np.argsort(angles)]  # counter-clockwise from the left
+    if np.linalg.norm(corners[0] - corners[1]) > np.linalg.norm(corners[1] - corners[2]):
+        corners = np.roll(corners, 1, axis=0)
+    target = np.array([[0, 0], [0, CARD_H], [CARD_W, CARD_H], [CARD_W, 0]], np.float32)
+    matrix = cv2.getPerspectiveTransform(corners, target)
+    return cv2.warpPerspective(picture, matrix, (CARD_W, CARD_H), flags=cv2.INTER_AREA)
+
+
+def _views(card: np.ndarray, rng: np.random.Generator) -> Iterable[tuple[np.ndarray,
+                                                                         np.ndarray]]:
+    """The card drawn on felt as the camera may see it; with the two index corners' areas
+    in the view (x0, y0, x1, y1 rows: top-left and bottom-right quarter-corners)."""
+    for width, turn in VIEWS:
+        height = round(width * CARD_H / CARD_W)
+        small = cv2.resize(card, (width, height), interpolation=cv2.INTER_AREA)
+        pad = width
+        canvas: np.ndarray = np.full((height + 2 * pad, width + 2 * pad, 3), (40, 110, 30),
+                                     np.uint8)
+        canvas[pad:pad + height, pad:pad + width] = small
+        centre = (pad + width / 2, pad + height / 2)
+        matrix = cv2.getRotationMatrix2D(centre, turn, 1.0)
+        canvas = cv2.warpAffine(canvas, matrix, (canvas.shape[1], canvas.shape[0]),
+                                flags=cv2.INTER_LINEAR, borderValue=(40, 110, 30))
+        noisy = canvas.astype(np.float32) + rng.normal(0, 2.0, canvas.shape)
+        canvas = np.clip(noisy, 0, 255).astype(np.uint8)
+        ok, jpeg = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else None
+        if decoded is not None:
+            canvas = decoded
+        quarter = np.array([[pad, pad, pad + width / 2, pad + height / 2],
+                            [pad + width / 2, pad + height / 2, pad + width, pad + height]])
+        corners = quarter.reshape(-1, 2, 2)
+        turned = cv2.transform(corners.reshape(-1, 1, 2), matrix).reshape(-1, 2, 2)
+        boxes = np.concatenate([turned.min(axis=1), turned.max(axis=1)], axis=1)
+        yield canvas, boxes
+
+
+def corner_embeddings(recognizer: Recognizer, card: np.ndarray,
+                      rng: np.random.Generator) -> np.ndarray:
+    """Embeddings of the card's index corners over all views (empty when none is found)."""
+    found = []
+    for canvas, corner_boxes in _views(card, rng):
+        _, rank_at, suit_at, crops = candidate_features(canvas, recognizer.looks_like_index)
+        if crops.shape[0] == 0:
+            continue
+        rank_p, _, embedding = recognizer.verify_and_embed(crops)
+        if embedding is None:
+            raise ValueError("this model's verifier has no embedding output: retrain it "
+                             "with tools/train_vision.py")
+        middle = (rank_at + suit_at) / 2
+        for x0, y0, x1, y1 in corner_boxes:
+            inside = ((middle[:, 0] >= x0) & (middle[:, 0] <= x1) & (middle[:, 1] >= y0)
+                      & (middle[:, 1] <= y1))
+            index_like = np.where(inside, 1.0 - rank_p[:, NOT_INDEX], 0.0)
+            best = int(np.argmax(index_like))
+            if index_like[best] >= 0.5:
+                found.append(embedding[best])
+    return np.array(found, np.float32) if found else np.zeros((0, 1), np.float32)
+
+
+def enrol(recognizer: Recognizer, pictures: dict[str, np.ndarray], name: str,
+          report: EnrolmentReport, seed: int = 0) -> HouseDeck:
+    """The house deck from one picture per card; what is wrong goes in `report`."""
+    rng = np.random.default_rng(seed)
+    rows: list[np.ndarray] = []
+    labels: list[int] = []
+    means: dict[str, np.ndarray] = {}
+    for card in CARDS:
+        if card not in pictures:
+            if not any(item.startswith(card) for item in report.unreadable):
+                report.missing.append(card)
+            continue
+        embeddings = corner_embeddings(recognizer, upright_card(pictures[card]), rng)
+        if embeddings.shape[0] < 2:
+            report.unreadable.append(card)
+            continue
+        rows.append(embeddings)
+        labels += [CARDS.index(card)] * embeddings.shape[0]
+        mean = embeddings.mean(axis=0)
+        means[card] = mean / max(float(np.linalg.norm(mean)), 1e-6)
+        report.enrolled.append(card)
+    names = list(means)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if float(means[a] @ means[b]) >= SAME_CARD_SIMILARITY:
+                report.alike.append(f"{a} looks like {b}")
+    if not rows:
+        return HouseDeck(np.zeros((0, 1), np.float32), np.zeros(0, np.int64), name,
+                         recognizer.verifier_id)
+    return HouseDeck(np.concatenate(rows), np.array(labels, np.int64), name,
+                     recognizer.verifier_id)
