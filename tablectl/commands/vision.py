@@ -33,6 +33,8 @@ def register(subparsers: Any) -> None:
     detect.add_argument("--json", action="store_true",
                         help="one JSON object per image and line: image, cards")
     detect.add_argument("--layout", metavar="FILE", help="layout file: name each card's box")
+    detect.add_argument("--house-deck", metavar="FILE",
+                        help="read the cards as this enrolled deck (tablectl vision enroll)")
     detect.set_defaults(func=_detect)
 
     preview = commands.add_parser("preview", help="draw every card read onto the picture")
@@ -96,37 +98,41 @@ def _read_image(path: str, *, check_frame: bool = False) -> np.ndarray:
 
 
 def _read_cards(recognizer: Any, path: str, layout: Layout | None
-                ) -> tuple[np.ndarray, list[Detection]]:
-    """The picture and the cards read in it; OSError with a one-line reason."""
+                ) -> tuple[np.ndarray, list[Detection], list[Detection]]:
+    """The picture, the cards read in it and the index corners seen but not read surely
+    (card "??"); OSError with a one-line reason."""
     image = _read_image(path, check_frame=True)
     try:
-        return image, list(recognizer.detect(image, layout))
+        cards, unknown = recognizer.detect_all(image, layout)
+        return image, list(cards), list(unknown)
     except Exception as exc:  # whatever the picture does to the recognizer: one line
         raise OSError(f"{path}: the cards cannot be read ({type(exc).__name__}: "
                       f"{exc})") from None
 
 
 def _detect(args: argparse.Namespace) -> int:
+    from vision.house_deck import HouseDeckError
     from vision.layout import LayoutError
     from vision.recognizer import ModelError, Recognizer
 
     try:
         layout = _load_layout(args.layout)
-        recognizer = Recognizer()
-    except (LayoutError, ModelError) as exc:
+        recognizer = Recognizer(house_deck=args.house_deck)
+    except (LayoutError, ModelError, HouseDeckError) as exc:
         return _fail(str(exc))
     failures = 0
     for path in args.images:
         try:
-            _image, detections = _read_cards(recognizer, path, layout)
+            _image, detections, unknown = _read_cards(recognizer, path, layout)
         except OSError as exc:
             failures += 1
             print(f"tablectl vision: {exc}; skipped", file=sys.stderr)
             continue
         if args.json:
-            print(json.dumps({"image": path, "cards": [d.to_json() for d in detections]}))
+            print(json.dumps({"image": path, "cards": [d.to_json() for d in detections],
+                              "unknown": [d.to_json() for d in unknown]}))
         else:
-            cards = " ".join(_describe(d) for d in detections) or "(no cards)"
+            cards = " ".join(_describe(d) for d in [*detections, *unknown]) or "(no cards)"
             print(f"{path}: {cards}")
     return 1 if failures else 0
 
@@ -145,7 +151,7 @@ def _preview(args: argparse.Namespace) -> int:
     try:
         layout = _load_layout(args.layout)
         recognizer = Recognizer()
-        image, detections = _read_cards(recognizer, args.image, layout)
+        image, detections, _unknown = _read_cards(recognizer, args.image, layout)
     except (LayoutError, ModelError, OSError) as exc:
         return _fail(str(exc))
     canvas = draw_preview(image, detections, layout)

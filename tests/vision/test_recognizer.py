@@ -140,3 +140,18 @@ def test_both_corners_of_a_lone_card_make_one_read(recognizer: Recognizer,
         both = {t.card for t in scene.truth if len(t.index_points) == 2}
         reads = [d.card for d in recognizer.detect(scene.image) if d.card in both]
         assert sorted(reads) == sorted(both), (design_name, seed)
+
+
+def test_an_unsure_corner_is_reported_once_and_never_beside_its_own_read_card() -> None:
+    from vision.reads import unknown_reads
+
+    read = _read("QH", 100.0, 100.0)
+    # The same index read again by another blob pair, unsure: not a second card.
+    same_index = _read("??", 104.0, 102.0)
+    # The card's other corner (turned half round, about 7 index scales away, its
+    # estimated centre on the read card's): the card is known already.
+    other_corner = _read("??", 100.0 + 4.0 * 15.0, 100.0 + 5.0 * 15.0, down=(0.0, -1.0))
+    # A corner of another card, far away, read unsurely twice: one unknown.
+    stranger = [_read("??", 300.0, 100.0), _read("??", 302.0, 101.0)]
+    kept = unknown_reads([same_index, other_corner, *stranger], [read])
+    assert [(r.x, r.y) for r in kept] == [(300.0, 100.0)]
