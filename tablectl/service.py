@@ -95,6 +95,10 @@ class Submission:
 
 
 Listener = Callable[["TableService"], None]
+# Called on the loop thread right after each event applied, with its outcome.
+EventListener = Callable[[dict[str, Any], Outcome], None]
+# Called on the loop thread with each round's result as it is recorded in the journal.
+RoundListener = Callable[[dict[str, Any]], None]
 # Called after each round of answers (on the thread that answered), e.g. to send
 # the shoe one cumulative acknowledgement for every frame just stored.
 AnsweredHook = Callable[[], None]
@@ -145,6 +149,8 @@ class TableService:
         self.status = ServiceStatus()
         self._inbox: queue.SimpleQueue[Submission | None] = queue.SimpleQueue()
         self._listeners: list[Listener] = []
+        self._event_listeners: list[EventListener] = []
+        self._round_listeners: list[RoundListener] = []
         self._answered_hooks: list[AnsweredHook] = []
         rounds = journal.rounds()
         self._recorded_round = rounds[-1].round_no if rounds else 0
@@ -213,6 +219,18 @@ class TableService:
     def on_change(self, listener: Listener) -> None:
         """Called on the loop thread after every applied batch (lamps, display)."""
         self._listeners.append(listener)
+
+    def on_event(self, listener: EventListener) -> None:
+        """Called on the loop thread after each event applied (a live view that must
+        see every phase, not only the table after each batch)."""
+        self._event_listeners.append(listener)
+
+    def on_round_recorded(self, listener: RoundListener) -> None:
+        """Called on the loop thread with each round's result as the journal records
+        it: when the next round begins (a card drawn after the settlement may still
+        change it until then) or, for a round over, at the stop. Each round once,
+        however many rounds one batch holds."""
+        self._round_listeners.append(listener)
 
     def after_answers(self, hook: AnsweredHook) -> None:
         """Call `hook` after each round of answers, once every reply of it was given."""
@@ -419,6 +437,8 @@ class TableService:
             if not outcome.accepted and not keep_refused:
                 return Receipt(False, False, outcome.reason, refused=True)
             self.events_applied += 1
+            for listener in self._event_listeners:
+                self._tell(listener, event, outcome)
             if source_ref is not None:
                 self._remember((source, source_ref), outcome)
                 self._bodies[(source, source_ref)] = _canonical(event)
@@ -436,6 +456,13 @@ class TableService:
         self._answers[key] = outcome
         if len(self._answers) > RECENT_ANSWERS:
             self._answers.popitem(last=False)
+
+    @staticmethod
+    def _tell(listener: Callable[..., None], *args: Any) -> None:
+        try:
+            listener(*args)
+        except Exception:  # a view must never stop the table
+            log.exception("a table listener failed")
 
     def _differs(self, source: str, source_ref: str, stored_as: int,
                  event: dict[str, Any]) -> bool:
@@ -470,6 +497,8 @@ class TableService:
                 break
             self.journal.record_round(result["round"], result)
             self._recorded_round = result["round"]
+            for listener in self._round_listeners:
+                self._tell(listener, result)
 
     def _record_round_over_at_stop(self) -> None:
         """At a stop, a round that is over (settled or void) is recorded too: no
@@ -489,6 +518,8 @@ class TableService:
             self._journal_failed(error)
             return
         self._recorded_round = result["round"]
+        for listener in self._round_listeners:
+            self._tell(listener, result)
 
     def _commit(self) -> bool:
         if self.journal_fault is not None:

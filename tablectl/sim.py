@@ -10,8 +10,10 @@ the daemon, its lamps and its journal run in this one.
 
 from __future__ import annotations
 
+import collections
 import logging
 import multiprocessing
+import secrets
 import sys
 import tempfile
 import threading
@@ -26,9 +28,11 @@ from typing import Any, TextIO
 from hwsim.panel import MockPanel
 from hwsim.shoe import LineFaults
 
+from table.views import Outcome
+from tablectl.auth import UsersFile
 from tablectl.config import DEFAULT_SIM_JOURNAL, Config, parse_config
 from tablectl.daemon import Daemon
-from tablectl.display import render_table, round_line
+from tablectl.display import dealer_instruction, render_table, round_line
 from tablectl.lamps import lamp_picture
 from tablectl.links import ServiceForward
 from tablectl.service import TableService
@@ -56,6 +60,11 @@ SIM_PIN_MAP: dict[str, Any] = {
     "buttons": {"stand": 25, "void": 26, "new_shoe": 27},
 }
 DEVICES_START_S = 60.0  # a slow Pi importing the simulator for the first time
+# The live view shows each change of the table for this long (the dealer's DRAW,
+# then STAND or BUST, are each seen); behind by more frames than FRAMES_BEHIND
+# (a table flat out) it jumps to the newest.
+FRAME_S = 0.08
+FRAMES_BEHIND = 64
 
 
 @dataclass(frozen=True)
@@ -68,8 +77,15 @@ class SimOptions:
     mistake_rate: float = 0.02
     faults: LineFaults | None = None
     pace_s: float = 0.0
-    api_port: int = 0
+    # The local API and pit display: None off, 0 any free port.
+    api_port: int | None = None
     live_view: bool = False
+    # The users file of the API (default: sim-users.json beside the journal).
+    users: str | None = None
+
+    @property
+    def users_path(self) -> str:
+        return self.users or str(Path(self.journal).parent / "sim-users.json")
 
 
 class SimulatedTable:
@@ -95,8 +111,10 @@ class SimulatedTable:
         self._link_thread: threading.Thread | None = None
         self._backlog: list[object] = []  # what came before the daemon was open
         self._stop = threading.Event()
-        self._last_drawn = 0.0
-        self._shown_round = 0
+        self._frames: collections.deque[str] = collections.deque()
+        self._frames_ready = threading.Condition()
+        self._last_key: tuple[Any, ...] = ()
+        self._drawer: threading.Thread | None = None
 
     @property
     def rounds_played(self) -> int:
@@ -113,8 +131,8 @@ class SimulatedTable:
             "table": {"profile": options.profile},
             "shoe": {"driver": "shoelink", "port": shoe_path},
             "journal": {"path": options.journal},
-            "api": {"enabled": True, "port": options.api_port} if options.api_port
-            else {"enabled": False},
+            "api": {"enabled": True, "port": options.api_port, "users": options.users_path}
+            if options.api_port is not None else {"enabled": False},
         }, "<simulated table>")
 
     def start(self) -> None:
@@ -144,13 +162,21 @@ class SimulatedTable:
         self.daemon.prepare_shoe = self._prepare_shoe
         report = self.daemon.open()
         service = self._service()
-        service.on_change(self._show)
+        if options.live_view:
+            service.on_event(self._frame)
+            self._drawer = threading.Thread(target=self._draw_frames, name="sim-view",
+                                            daemon=True)
+            self._drawer.start()
+        else:
+            service.on_round_recorded(self._print_round)
         self.forward = ServiceForward(service)
         print(f"simulated table: profile {options.profile}, {options.boxes} boxes, journal "
               f"{options.journal} ({report.events_replayed} events replayed), virtual shoe "
               f"{shoe_path}", file=self.out, flush=True)
         if self.daemon.api is not None:
-            print(f"local API: {self.daemon.api.url}", file=self.out, flush=True)
+            print(f"pit display and local API: {self.daemon.api.url}/", file=self.out,
+                  flush=True)
+            print(pit_login(UsersFile(options.users_path)), file=self.out, flush=True)
         assert self._pipe is not None
         # The dealer rebuilds his own table from the journal as the daemon replayed it
         # (its loop has not run yet: nothing more is stored).
@@ -221,6 +247,10 @@ class SimulatedTable:
         self._end_devices()
         if self._link_thread is not None:
             self._link_thread.join(5.0)
+        with self._frames_ready:
+            self._frames_ready.notify_all()
+        if self._drawer is not None:
+            self._drawer.join(2.0)
         self._folder.cleanup()
 
     def _end_devices(self) -> None:
@@ -284,37 +314,75 @@ class SimulatedTable:
 
     # -- what the terminal shows ---------------------------------------------------------
 
-    def _show(self, service: TableService) -> None:
-        if self.options.live_view:
-            self._draw_live(service)
-        else:
-            self._print_finished_rounds(service)
+    def _print_round(self, result: dict[str, Any]) -> None:
+        """One line per round as the journal records it (when the next round begins,
+        or at the stop), each round once (on the table's loop)."""
+        print(round_line(result), file=self.out, flush=True)
 
-    def _draw_live(self, service: TableService) -> None:
-        now = time.monotonic()
-        if now - self._last_drawn < 0.1:
-            return
-        self._last_drawn = now
-        snapshot = service.snapshot
-        picture = lamp_picture(snapshot.view, snapshot.due, shoe_online=snapshot.shoe_online,
-                               journal_fault=snapshot.journal_fault is not None)
-        stats = {"rounds": self.rounds_played, "events": service.journal.last_committed_seq}
-        text = render_table(snapshot.view, snapshot.due, picture, stats)
-        self.out.write("\x1b[H\x1b[J" + text + "\n")
-        self.out.flush()
-
-    def _print_finished_rounds(self, service: TableService) -> None:
-        """A line per round once it is over, in order. Not when the journal records
-        it: that waits for the next round, so the last round would never show."""
+    def _frame(self, event: dict[str, Any], outcome: Outcome) -> None:
+        """On the table's loop after each event: the table as it now stands, kept for
+        the drawing thread as a frame of its own when the phase, the box that is up,
+        the dealer's hand or instruction, or the flags changed; else it updates the
+        newest frame not yet drawn."""
+        service = self._service()
         table = service.table
-        behind = table.rounds_played - self._shown_round
-        if behind <= 0 or (behind == 1 and table.state not in ("settled", "void")):
-            return
-        for result in table.results(since=self._shown_round):
-            if result["status"] not in ("settled", "void"):
-                break
-            print(round_line(result), file=self.out, flush=True)
-            self._shown_round = result["round"]
+        view, due = table.view(), table.due()
+        picture = lamp_picture(view, due, shoe_online=service.status.shoe_online,
+                               journal_fault=service.journal_fault is not None)
+        net = None
+        if view.phase in ("settled", "void"):
+            result = table.current_result()
+            net = result.get("net", {}) if result is not None else None
+        inventory = table.inventory
+        shoe = {"online": service.status.shoe_online, "size": inventory.size,
+                "dealt": inventory.dealt, "cut_card_out": table.new_shoe_due}
+        stats = {"rounds": table.rounds_played, "events": service.events_applied}
+        text = render_table(view, due, picture, stats, net=net, shoe=shoe, legend=True)
+        key = (view.round, view.phase, due.box, due.hand, dealer_instruction(view, picture),
+               len(view.dealer) if view.phase == "dealer" else 0, view.halted, view.flags)
+        with self._frames_ready:
+            if key == self._last_key and self._frames:
+                self._frames[-1] = text
+            else:
+                self._frames.append(text)
+            self._last_key = key
+            self._frames_ready.notify()
+
+    def _draw_frames(self) -> None:
+        """Draws each kept frame for FRAME_S, so every phase of a round is seen."""
+        while not self._stop.is_set():
+            with self._frames_ready:
+                while not self._frames and not self._stop.is_set():
+                    self._frames_ready.wait()
+                if self._stop.is_set():  # the table as it ended stays on the screen
+                    if self._frames:
+                        self.out.write("\x1b[H\x1b[J" + self._frames[-1] + "\n")
+                        self.out.flush()
+                    return
+                if len(self._frames) > FRAMES_BEHIND:  # flat out: the newest only
+                    newest = self._frames[-1]
+                    self._frames.clear()
+                    self._frames.append(newest)
+                text = self._frames.popleft()
+            self.out.write("\x1b[H\x1b[J" + text + "\n")
+            self.out.flush()
+            self._stop.wait(FRAME_S)
+
+
+def pit_login(users: UsersFile) -> str:
+    """How to log in to the pit display: on the first start a pit user with a new
+    password, shown only now; later, how to make one."""
+    try:
+        known = users.load()
+    except Exception as error:  # a damaged users file: say so, the table still runs
+        return f"the users file {users.path} cannot be read ({error})"
+    if any(entry.get("role") == "pit" for entry in known.values()):
+        return (f"log in as a pit user of {users.path} (a new one: tablectl users add NAME "
+                f"--role pit --users {users.path})")
+    password = secrets.token_urlsafe(12)
+    users.add_person("pit", "pit", password)
+    return (f"pit login (shown only now): user pit, password {password} -- another one: "
+            f"tablectl users add NAME --role pit --users {users.path}")
 
 
 def run_simulation(options: SimOptions, install_signals: Callable[[Callable[[], None]], Any],

@@ -46,8 +46,9 @@ def register(subparsers: Any) -> None:
                           f"(default: {DEFAULT_SIM_FAULTS}; see docs/shoe.md)")
     sim.add_argument("--pace", type=float, metavar="SECONDS",
                      help="pause between rounds (default: 1 s with the live view, else none)")
-    sim.add_argument("--api-port", type=int, metavar="PORT",
-                     help="serve the local API on this port (default: off in the simulation)")
+    sim.add_argument("--api-port", type=_api_port, metavar="PORT",
+                     help="serve the local API and the pit display on this port (default "
+                          "8765, or any free port if it is taken; 0: any free port; off: none)")
     sim.add_argument("--view", choices=("live", "rounds"),
                      help="live table view (default on a terminal) or one line per round")
     parser.add_argument("--check", action="store_true",
@@ -61,7 +62,7 @@ def register(subparsers: Any) -> None:
 # each one (its config file says it, or nothing on real hardware does).
 SIM_DEFAULTS: dict[str, Any] = {
     "rounds": None, "profile": "casinos-austria", "journal": None, "seed": 1, "boxes": 7,
-    "mistakes": 0.02, "faults": DEFAULT_SIM_FAULTS, "pace": None, "api_port": 0, "view": None,
+    "mistakes": 0.02, "faults": DEFAULT_SIM_FAULTS, "pace": None, "api_port": 8765, "view": None,
 }
 _NOT_WITH_CONFIG = {
     "rounds": "--rounds: a configured table plays until it is stopped (SIGTERM or Ctrl-C)",
@@ -76,6 +77,36 @@ _NOT_WITH_CONFIG = {
     "api_port": "--api-port: a configured table's API is [api] port in its file",
     "view": "--view: the table view is drawn for the simulated table only",
 }
+
+
+def _api_port(text: str) -> int | str:
+    if text == "off":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number or off") from None
+    if not 0 <= value < 65536:
+        raise argparse.ArgumentTypeError(f"{text} is not a TCP port (0-65535)")
+    return value
+
+
+def _sim_api_port(requested: int | str) -> int | None:
+    """The simulated table's API port: None for off; the default 8765 gives way to a
+    free port when another program (another simulated table) has it."""
+    if requested == "off":
+        return None
+    port = int(requested)
+    if port == SIM_DEFAULTS["api_port"]:
+        import socket
+
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                log.info("port %d is taken: the simulated table's API takes a free one", port)
+                return 0
+    return port
 
 
 def _positive_int(text: str) -> int:
@@ -208,7 +239,7 @@ def _run_sim(args: argparse.Namespace) -> int:
     options = SimOptions(
         profile=args.profile, journal=args.journal or DEFAULT_SIM_JOURNAL, rounds=args.rounds,
         seed=args.seed, boxes=args.boxes, mistake_rate=args.mistakes, faults=faults,
-        pace_s=pace, api_port=args.api_port, live_view=live,
+        pace_s=pace, api_port=_sim_api_port(args.api_port), live_view=live,
     )
     try:
         return run_simulation(options, _install_signals)

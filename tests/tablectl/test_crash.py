@@ -188,8 +188,8 @@ class DaemonProcess:
 class WatchedLink(HttpTableLink):
     """The dealer's `HttpTableLink`, telling the killer whether a call is in flight."""
 
-    def __init__(self, url: str) -> None:
-        super().__init__(url, timeout_s=30.0)
+    def __init__(self, url: str, token: str) -> None:
+        super().__init__(url, timeout_s=30.0, token=token)
         self.in_flight = 0
         self.answers = 0
 
