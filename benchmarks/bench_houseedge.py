@@ -21,7 +21,8 @@ from houseedge.simulate import simulate
 from table.profiles import list_profiles, load_profile
 
 SIMULATED = (
-    "casinos-austria", "live-studio", "pontoon-online", "ru-casino", "st-moritz", "st-moritz-65",
+    "casinos-austria", "live-studio", "pontoon-online", "pontoon-sydney", "ru-casino",
+    "st-moritz", "st-moritz-65",
 )
 
 

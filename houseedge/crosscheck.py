@@ -60,6 +60,21 @@ class _Player:
         return ACTIONS[move]
 
 
+def _maybe_rescue(table: Table, player: _Player, index: int, up: int) -> None:
+    """The strategy's rescue, decided right after the double's card."""
+    box = next(b for b in table.view().boxes if b.number == 1)
+    hand = box.hands[index]
+    if hand.status != "stood":
+        return
+    values = [_value(c) for c in hand.cards]
+    move = int(player.tables.later[min(sum(values), 31), int(1 in values), min(len(values), 7),
+                                   2, up])
+    if move == 4:
+        outcome = table.apply(Do(1, "rescue"))
+        if not outcome.accepted:
+            raise AssertionError(f"rescue refused on {hand.cards}: {outcome.reason}")
+
+
 def _play_round(table: Table, rules: Rules, player: _Player, shoe: list[str],
                 pos: int) -> tuple[int, dict[str, Any]]:
     """One round on box 1; returns the cards used and the round's result object."""
@@ -106,6 +121,8 @@ def _play_round(table: Table, rules: Rules, player: _Player, shoe: list[str],
                 raise AssertionError(f"{move} refused on {hand.cards}: {outcome.reason}")
             if move == "double":
                 card()
+                if rules.double_down_rescue:
+                    _maybe_rescue(table, player, due.hand or 0, up)
             continue
         if due.card_expected:
             card()

@@ -24,6 +24,8 @@ from table.payouts import ratio
 from table.profiles import Rules
 
 UPS = tuple(range(1, 11))
+# The stake the fixed super bonus is reckoned on (the simulator's stake too).
+SUPER_BONUS_STAKE = 10
 
 
 def category(i: int, j: int) -> str:
@@ -217,7 +219,9 @@ class _Analyser:
                     same, spades = 1 / 16, 1 / 64
                 suited = same - spades
                 if i == j and up == 7:
-                    fixed = rules.super_bonus_small / rules.super_bonus_min_stake
+                    small = SUPER_BONUS_STAKE < rules.super_bonus_large_from
+                    fixed = (rules.super_bonus_small if small
+                             else rules.super_bonus_large) / SUPER_BONUS_STAKE
                     odds = same * fixed + (1 - same) * 1.5
                 else:
                     odds = spades * 3 + suited * 2 + (1 - same) * 1.5

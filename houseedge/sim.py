@@ -25,7 +25,7 @@ from table.profiles import Rules
 STAKE = 10
 Ints = npt.NDArray[np.int64]
 S, H, D, P, R = 0, 1, 2, 3, 4
-PLAYING, STOOD, BUST, SURRENDERED, NATURAL, PAID = 0, 1, 2, 3, 4, 5
+PLAYING, STOOD, BUST, SURRENDERED, NATURAL, PAID, RESCUED = 0, 1, 2, 3, 4, 5, 6
 CODES = {"S": S, "H": H, "D": D, "P": P, "R": R}
 VALUE = np.array([1 if c[0] == "A" else 10 if c[0] in "TJQK" else int(c[0]) for c in ALL_CARDS])
 RANK = np.array(["A23456789TJQK".index(c[0]) for c in ALL_CARDS])
@@ -41,13 +41,8 @@ def check_supported(rules: Rules) -> None:
     refuse = {
         "game": rules.game != "casino",
         "doubles_per_hand": rules.doubles_per_hand != 1,
-        "double_totals": rules.double_totals != "any",
-        "twenty_one_wins_at_once": rules.twenty_one_wins_at_once,
-        "pontoon_bonuses": rules.pontoon_bonuses,
-        "double_down_rescue": rules.double_down_rescue,
-        "dealer_blackjack_takes": rules.hole_card == "none"
-        and rules.dealer_blackjack_takes != "enhc",
-        "natural_paid": rules.natural_paid == "at_once",
+        # The bonus suits of a third or fourth split hand would need the table's hand order.
+        "pontoon_bonuses": rules.pontoon_bonuses and rules.max_split_hands > 2,
         "max_hand_cards": rules.max_hand_cards != 0,
     }
     bad = [key for key, on in refuse.items() if on]

@@ -13,6 +13,7 @@ from houseedge.sim import (
     PAID,
     PLAYING,
     RANK,
+    RESCUED,
     STAKE,
     STOOD,
     SURRENDERED,
@@ -26,6 +27,7 @@ from houseedge.sim import (
     Tables,
     check_supported,
 )
+from houseedge.simbonus import natural_takes, pay_21_at_once
 from table.cards import ALL_CARDS
 from table.payouts import ratio, sevens_prize, win_amount
 from table.profiles import Rules
@@ -76,7 +78,9 @@ class Round:
         self.nh = np.ones(m, dtype=np.int64)
         self.split = np.zeros(m, dtype=bool)
         self.pair = np.zeros(m, dtype=np.int64)
-        self.first3 = np.full((m, 3), -1, dtype=np.int64)
+        # The first three cards of each hand (codes), for the bonuses and prizes.
+        self.cards3 = np.full((m, SLOTS, 3), -1, dtype=np.int64)
+        self.first_code = np.full((m, SLOTS), -1, dtype=np.int64)
 
     def draw(self, idx: Ints) -> Ints:
         return self.g.draw(self.lanes[idx])
@@ -87,13 +91,16 @@ class Round:
         self.ace[idx, slot] |= values == 1
         self.n[idx, slot] += 1
         self.sevens[idx, slot] += values == 7
-        if slot == 0:
-            third = ~self.split[idx] & (self.n[idx, 0] == 3)
-            self.first3[idx[third], 2] = codes[third]
+        pos = self.n[idx, slot]
+        early = pos <= 3
+        self.cards3[idx[early], slot, pos[early] - 1] = codes[early]
 
     def total(self, idx: Ints, slot: int) -> Ints:
         hard = self.hard[idx, slot]
-        return np.where(self.ace[idx, slot] & (hard + 10 <= 21), hard + 10, hard)
+        soft = self.ace[idx, slot] & (hard + 10 <= 21)
+        if self.g.rules.double_ace_counts_one:
+            soft &= self.stake[idx, slot] == STAKE
+        return np.where(soft, hard + 10, hard)
 
     def after_card(self, idx: Ints, slot: int) -> None:
         """The table's checks on a card given to a hand in play (see Table._give_card)."""
@@ -112,9 +119,21 @@ class Round:
                 idx = idx[~np.isin(idx, seven)]
             else:
                 self.extra[seven] += wins
-        done = self.total(idx, slot) == 21
+        total = self.total(idx, slot)
+        if rules.twenty_one_wins_at_once:
+            pay_21_at_once(self, idx[total == 21], slot)
+            idx, total = idx[total != 21], total[total != 21]
+        done = total == 21
+        doubled = self.stake[idx, slot] > STAKE
         if not rules.hit_after_double:
-            done |= self.stake[idx, slot] > STAKE
+            done |= doubled
+        if rules.double_down_rescue:
+            hard = self.hard[idx, slot]
+            move = self.g.tables.later[np.minimum(hard, 31), self.ace[idx, slot].astype(np.int64),
+                                       np.minimum(self.n[idx, slot], 7), 2, self.up[idx]]
+            rescued = doubled & (move == R) & (total != 21)
+            self.status[idx[rescued], slot] = RESCUED
+            done &= ~rescued
         self.status[idx[done], slot] = STOOD
 
     def play_hand(self, idx: Ints, slot: int, das: bool) -> None:
@@ -142,6 +161,8 @@ class Round:
         """A split hand's second card, resplits, then its play."""
         rules = self.g.rules
         p = self.pair[idx]
+        self.cards3[idx, slot] = -1
+        self.cards3[idx, slot, 0] = self.first_code[idx, slot]
         self.hard[idx, slot] = p
         self.ace[idx, slot] = p == 1
         self.n[idx, slot] = 1
@@ -153,21 +174,22 @@ class Round:
             room = (self.nh[pending] < rules.max_split_hands) & (
                 (self.pair[pending] != 1) | rules.resplit_aces)
             again = room & (VALUE[codes] == self.pair[pending])
+            self.first_code[pending[again], self.nh[pending[again]]] = codes[again]
             self.nh[pending[again]] += 1
             keep = pending[~again]
             self.add(keep, slot, codes[~again])
             pending = pending[again]
-        aces = idx[self.pair[idx] == 1]
+        self.after_card(idx, slot)
         if rules.split_aces_one_card:
+            aces = idx[(self.pair[idx] == 1) & (self.status[idx, slot] == PLAYING)]
             self.status[aces, slot] = STOOD
         rest = idx[self.status[idx, slot] == PLAYING]
-        self.after_card(rest, slot)
         for is_ace, das in ((True, rules.double_split_aces), (False, rules.double_after_split)):
             group = rest[(self.pair[rest] == 1) == is_ace]
             self.play_hand(group, slot, das)
 
     def play(self) -> None:
-        g = self.g
+        g, rules = self.g, self.g.rules
         every = np.arange(self.m)
         c1 = self.draw(every)
         up_code = self.draw(every)
@@ -177,7 +199,7 @@ class Round:
         if self.g.peek:
             self.dealer.append(self.draw(every))
         self.up = VALUE[up_code]
-        self.first3[:, 0], self.first3[:, 1] = c1, c2
+        self.cards3[:, 0, 0], self.cards3[:, 0, 1] = c1, c2
         v1, v2 = VALUE[c1], VALUE[c2]
         self.hard[:, 0] = v1 + v2
         self.ace[:, 0] = (v1 == 1) | (v2 == 1)
@@ -190,6 +212,10 @@ class Round:
             bonus = natural & (((c1 == AS) & (c2 == JS)) | ((c1 == JS) & (c2 == AS)))
             self.status[bonus, 0] = PAID
             self.net[bonus, 0] = g.bonus_bj
+        if rules.natural_paid == "at_once":
+            at_once = self.status[:, 0] == NATURAL
+            self.status[at_once, 0] = PAID
+            self.net[at_once, 0] = g.bj_win
         self.peeked = np.zeros(self.m, dtype=bool)
         if g.peek:
             hole = VALUE[self.dealer[1]]
@@ -199,6 +225,7 @@ class Round:
         self.status[idx[move == R], 0] = SURRENDERED
         self.status[idx[move == 0], 0] = STOOD
         split = idx[move == P]
+        self.first_code[split, 0], self.first_code[split, 1] = c1[split], c2[split]
         self.split[split] = True
         self.pair[split] = v1[split]
         self.nh[split] = 2
@@ -279,8 +306,11 @@ class Round:
         nat_vs = 0 if rules.natural_vs_natural == "push" else -STAKE
         natural = np.where(dn, nat_vs, g.bj_win)
         net = np.select([status == STOOD, status == BUST, status == SURRENDERED,
-                         status == NATURAL, status == PAID],
-                        [stood, -stake, surrendered, natural, self.net], 0)
+                         status == NATURAL, status == PAID, status == RESCUED],
+                        [stood, -stake, surrendered, natural, self.net, -STAKE], 0)
+        if rules.dealer_blackjack_takes != "enhc" and not g.peek:
+            net = natural_takes(rules.dealer_blackjack_takes, status, stake, net,
+                                self.dealer_natural)
         peeked = self.peeked[:, None]
         if g.peek:
             first = np.zeros_like(net)
@@ -290,7 +320,7 @@ class Round:
         if rules.sevens_prizes:
             for k in np.nonzero((VALUE[self.c1] == 7) & (VALUE[self.c2] == 7)
                                 & (self.nh == 1))[0]:
-                cards = [ALL_CARDS[int(c)] for c in self.first3[k] if c >= 0]
+                cards = [ALL_CARDS[int(c)] for c in self.cards3[k, 0] if c >= 0]
                 prize = sevens_prize(cards)
                 if prize is not None:
                     self.extra[k] += win_amount(int(self.stake[k, 0]), prize[0])
@@ -304,7 +334,10 @@ class Round:
 
     def total_all(self) -> Ints:
         hard = self.hard
-        return np.where(self.ace & (hard + 10 <= 21), hard + 10, hard)
+        soft = self.ace & (hard + 10 <= 21)
+        if self.g.rules.double_ace_counts_one:
+            soft &= self.stake == STAKE
+        return np.where(soft, hard + 10, hard)
 
     def record(self, records: list[Record], start: Ints) -> None:
         for k, lane in enumerate(self.lanes):

@@ -11,7 +11,8 @@ from houseedge.simulate import simulate
 from table.profiles import list_profiles, load_profile
 
 SIMULATED = [
-    "casinos-austria", "live-studio", "pontoon-online", "ru-casino", "st-moritz", "st-moritz-65",
+    "casinos-austria", "live-studio", "pontoon-online", "pontoon-sydney", "ru-casino",
+    "st-moritz", "st-moritz-65",
 ]
 
 
@@ -21,6 +22,13 @@ def test_simulator_and_engine_agree_on_identical_shoes(name: str) -> None:
     check = cross_check(rules, analyse(rules, removal=False), lanes=20, seed=11)
     assert check.differences == []
     assert check.rounds > 700
+
+
+@pytest.mark.parametrize("takes", ["obo", "obbo"])
+def test_cross_check_of_what_a_dealer_natural_takes(takes: str) -> None:
+    rules = load_profile("pontoon-sydney", {"dealer_blackjack_takes": takes, "decks": 6})
+    check = cross_check(rules, analyse(rules, removal=False), lanes=20, seed=5)
+    assert check.differences == [] and check.rounds > 700
 
 
 def test_cross_check_with_a_hole_card_and_h17() -> None:
