@@ -26,6 +26,7 @@ from aiohttp import web
 
 from table.journal import Journal, JournalError
 from table.views import to_json
+from tablectl.display import dealer_instruction
 from tablectl.lamps import lamp_picture
 from tablectl.limits import BadInput
 from tablectl.service import TableService
@@ -73,6 +74,7 @@ class Display:
         self._changed = asyncio.Event()
         self._wake_pending = False
         self._shoe: dict[str, Any] = self._shoe_now(self.service)
+        self._net: dict[str, int] = {}  # the round's net per box once it is over
         self._version = 0
         self._payload: tuple[int, bytes] | None = None
         self._closing = False
@@ -100,6 +102,9 @@ class Display:
 
     def _table_changed(self, service: TableService) -> None:
         self._shoe = self._shoe_now(service)
+        table = service.table
+        result = table.current_result() if table.state in ("settled", "void") else None
+        self._net = net_per_box(result.get("net", {})) if result is not None else {}
         if not self._wake_pending:
             self._wake_pending = True
             try:
@@ -147,14 +152,14 @@ class Display:
         view, due = snapshot.view, snapshot.due
         picture = lamp_picture(view, due, shoe_online=snapshot.shoe_online,
                                journal_fault=snapshot.journal_fault is not None)
-        instruction = "DRAW" if picture.draw else "STAND" if picture.stand else None
+        instruction = dealer_instruction(view, picture) or None
         lamps = {str(number): lamp.value for number, lamp in enumerate(picture.boxes, 1)}
         flags = [{"code": code, "meaning": FLAG_MEANINGS.get(code, code)}
                  for code in due.open_flags]
         return {
             "sent_at": time.time(), "journal_seq": snapshot.journal_seq,
             "view": to_json(view), "due": to_json(due), "instruction": instruction,
-            "lamps": lamps, "alarm": picture.alarm, "shoe": self._shoe,
+            "lamps": lamps, "alarm": picture.alarm, "shoe": self._shoe, "net": self._net,
             "shoe_online": snapshot.shoe_online, "journal_fault": snapshot.journal_fault,
             "open_flags": flags,
             "pit_may": [{"resolve": r, "meaning": RESOLUTION_TEXT.get(r, r)}
@@ -233,8 +238,9 @@ class Display:
                 summary: dict[str, Any] = {"status": record.status, "flags": list(record.flags),
                                            "net": net_per_box(record.result.get("net", {})),
                                            "result": record.result}
-            elif number == max(recorded, default=0) + 1:
-                events = journal.open_round_events()
+            elif number == max(recorded, default=0) + 1:  # in play: after the last recorded
+                after = recorded[number - 1].end_seq if number > 1 else 0
+                events = list(journal.events(after_seq=after))
                 summary = {"status": "in play", "flags": [], "net": {}, "result": None}
             else:
                 raise BadInput(404, f"round {number} is not in the journal")

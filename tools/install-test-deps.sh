@@ -2,8 +2,10 @@
 # Debian packages the test suite needs, installed when missing (as root, or with sudo):
 #   gnome-cards-data, kdegames-card-data-kf5, librsvg2-bin: real card decks the camera
 #   tests render (tools/render_deck_corpus.py).
+#   chromium, chromium-driver: the headless browser the pit display's tests drive
+#   through Selenium (tests/tablectl/test_display_browser.py).
 set -eu
-PACKAGES="gnome-cards-data kdegames-card-data-kf5 librsvg2-bin"
+PACKAGES="gnome-cards-data kdegames-card-data-kf5 librsvg2-bin chromium chromium-driver"
 missing=""
 for package in $PACKAGES; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -4,7 +4,9 @@
   const $ = (id) => document.getElementById(id);
   let me = null;
   let source = null;
-  let lastRound = null;
+  let newestListed = 0;  // the newest round in the list of rounds
+  let loading = false;
+  let currentRound = 0;
 
   function text(el, value) { el.textContent = value; }
   function card(code) {
@@ -18,7 +20,7 @@
     if (!cards.length) text(el, "–");
   }
   function total(value, soft) { return (soft ? "soft " : "") + value; }
-  function signed(n) { return (n > 0 ? "+" : "") + n; }
+  function signed(n) { return (n >= 0 ? "+" : "") + n; }
 
   async function call(method, path, body) {
     const headers = {};
@@ -85,14 +87,16 @@
     instruction.className = "instruction" + (state.instruction ? " " + state.instruction.toLowerCase() : "");
     text(instruction, state.instruction || "");
     instruction.dataset.round = view.round;
-    showBoxes(view, state.lamps);
+    showBoxes(view, state.lamps, state.net);
     showFlags(state);
-    if (lastRound !== null && view.round !== lastRound) loadRounds();
-    lastRound = view.round;
+    // A round is recorded when the next begins, and stored a moment after this
+    // update: the list is asked again until it holds the round before this one.
+    currentRound = view.round;
+    if (currentRound - 1 > newestListed && !loading) loadRounds();
     document.body.dataset.seq = state.journal_seq;
   }
 
-  function showBoxes(view, lamps) {
+  function showBoxes(view, lamps, net) {
     const boxes = view.boxes.map((box) => {
       const el = document.createElement("div");
       const lamp = lamps[String(box.number)] || "off";
@@ -108,6 +112,13 @@
       bets.className = "meta";
       bets.textContent = "bets: " + (box.bets.map((b) => b[0] + " " + b[1] + " " + b[2]).join(", ") || "–");
       el.appendChild(bets);
+      const owner = "box" + box.number;
+      if (net[owner] !== undefined) {
+        const payout = document.createElement("div");
+        payout.className = "payout " + (net[owner] > 0 ? "net-pos" : net[owner] < 0 ? "net-neg" : "");
+        payout.textContent = "net " + signed(net[owner]);
+        el.appendChild(payout);
+      }
       for (const hand of box.hands) {
         const h = document.createElement("div");
         h.className = "hand";
@@ -159,8 +170,16 @@
   }
 
   async function loadRounds() {
-    const { status, answer } = await call("GET", "/display/rounds");
+    loading = true;
+    let status, answer;
+    try {
+      ({ status, answer } = await call("GET", "/display/rounds"));
+    } finally {
+      setTimeout(() => { loading = false; }, 100);
+    }
     if (status !== 200) return;
+    newestListed = answer.rounds.length ? answer.rounds[0].round : 0;
+    if (currentRound - 1 > newestListed) setTimeout(loadRounds, 250);
     const rows = answer.rounds.map((r) => {
       const tr = document.createElement("tr");
       tr.id = "round-" + r.round;

@@ -35,7 +35,12 @@ def test_a_settled_round_shows_results_and_a_round_line() -> None:
     view, due = table.view(), table.due()
     text = render_table(view, due, lamp_picture(view, due))
     assert "  ++ box2   100  TS 9C (19) stood win" in text
-    assert "  dealer  6D KD 8C (24)" in text
+    assert "  dealer  6D KD 8C (24)  BUST" in text  # the STAND lamp is lit, but he busted
+    settled = render_table(view, due, lamp_picture(view, due), net={"box2/main": 100},
+                           shoe={"size": 312, "dealt": 52, "online": True}, legend=True)
+    assert "  ++ box2   100  TS 9C (19) stood win  net +100" in settled
+    assert "  shoe    online, 260 of 312 cards left, penetration 16.7%" in settled
+    assert "BJ blackjack" in settled.splitlines()[-1]
     result = table.current_result()
     assert result is not None
     assert round_line(result) == "round 1 settled: box2/main +100"
