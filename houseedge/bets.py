@@ -54,12 +54,23 @@ def _bonus(rules: Rules, fast: Analysis, bet: str, overrides: dict[str, Any]) ->
                      "(included in the main bet's figure)")
 
 
+def banker_figures(rules: Rules) -> list[BetFigure]:
+    """The banker game: a punter's return against a banker who draws to 17."""
+    from houseedge.pontoon import BANKER_STANDS, analyse_banker_game
+
+    game = analyse_banker_game(rules)
+    return [BetFigure(
+        "main (punter against the banker)", -game.ev, 1 + game.ev, CA, None, None,
+        f"stick, twist or buy by total, card count and stake bought; the banker draws to "
+        f"{BANKER_STANDS}",
+        "a player banks, not the house: this is the banker's edge over a punter when the "
+        "banker plays that rule; no first-stake raise, no split")]
+
+
 def bet_figures(rules: Rules, main: Analysis | None = None) -> list[BetFigure]:
     """The exact and combinatorial figures of every bet of a casino profile."""
     if rules.game == "banker":
-        raise ValueError(
-            f"{rules.name}: the banker game is played against a player who banks at will; "
-            "it has no house edge to report")
+        return banker_figures(rules)
     main = main or analyse(rules)
     shoe = shoe_of(rules)
     out = [_edge("main", main.ev, CA, STRATEGY,

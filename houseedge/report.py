@@ -95,12 +95,20 @@ def write_report(rules: Rules, folder: Path, hands: int = 2_000_000,
             lines.append(f"| `{key}` | `{value}` |")
     lines.append("")
     if rules.game == "banker":
+        from houseedge.pontoon import analyse_banker_game, format_banker_chart
+
         lines += ["## No house edge", "",
                   "In this banker game one of the players banks and plays at will (a `stand` is "
                   "the banker's decision, not a rule), and the bank passes to a player with a "
-                  "pontoon. The house takes no side: there is no house strategy to fix and no "
-                  "house edge to report. `tablectl rtp` refuses the profile with that reason.",
-                  ""]
+                  "pontoon. The house takes no side, so there is no house edge. What is "
+                  "computed is a punter's return against a banker who plays a fixed rule.", "",
+                  "## The punter against the banker", "",
+                  "| bet | banker's edge | punter's return | method | note |",
+                  "| --- | --- | --- | --- | --- |"]
+        lines += [_bet_row(f) for f in bet_figures(rules)]
+        lines += ["", "## Strategy", "", "```",
+                  format_banker_chart(analyse_banker_game(rules)), "```", "",
+                  "No simulator plays the banker game: the figure is the analysis alone.", ""]
         md.write_text("\n".join(lines), encoding="utf-8")
         return md
     analysis = analyse(rules)

@@ -46,11 +46,6 @@ def _rules(args: argparse.Namespace) -> Rules | None:
     except ProfileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return None
-    if rules.game == "banker":
-        print(f"error: {rules.name} is a banker game: a player banks and plays at will, so "
-              "there is no house strategy or house edge to compute (docs/house-edge.md)",
-              file=sys.stderr)
-        return None
     return rules
 
 
@@ -84,9 +79,13 @@ def _rtp(args: argparse.Namespace) -> int:
     if args.simulate < 0:
         print("error: --simulate takes a number of hands, 0 or more", file=sys.stderr)
         return 2
-    main = analyse(rules)
-    figures = bet_figures(rules, main)
-    if args.simulate:
+    if rules.game == "banker":
+        main = None
+        figures = bet_figures(rules)
+    else:
+        main = analyse(rules)
+        figures = bet_figures(rules, main)
+    if args.simulate and main is not None:
         from houseedge.simulate import simulated_figures
 
         figures += simulated_figures(rules, main, args.simulate, args.seed)
@@ -117,6 +116,13 @@ def _strategy(args: argparse.Namespace) -> int:
     rules = _rules(args)
     if rules is None:
         return 2
+    if rules.game == "banker":
+        from houseedge.pontoon import analyse_banker_game, banker_chart_json, format_banker_chart
+
+        game = analyse_banker_game(rules)
+        print(json.dumps(banker_chart_json(game), indent=2) if args.json
+              else format_banker_chart(game))
+        return 0
     analysis = analyse(rules, removal=False)
     if args.json:
         print(json.dumps(chart_json(analysis), indent=2))

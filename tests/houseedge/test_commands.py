@@ -36,7 +36,6 @@ def test_rtp_option_changes_the_shoe(capsys: pytest.CaptureFixture[str]) -> None
     (["rtp", "st-moritz", "--option", "bonus_blackjack_pays=5:1"],
      ["'bonus_blackjack_pays'", "6:5 tables only"]),
     (["strategy", "live-studio", "--option", "decks"], ["key=value"]),
-    (["rtp", "pontoon-british"], ["banker game"]),
 ])
 def test_bad_input_names_the_key_and_what_is_allowed(
         argv: list[str], words: list[str], capsys: pytest.CaptureFixture[str]) -> None:

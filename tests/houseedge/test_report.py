@@ -25,4 +25,4 @@ def test_report_of_the_banker_game_says_why_it_has_no_edge(
     assert main(["rtp", "pontoon-british", "--report", str(tmp_path)]) == 0
     assert "pontoon-british.md" in capsys.readouterr().out
     text = (tmp_path / "pontoon-british.md").read_text(encoding="utf-8")
-    assert "No house edge" in text and "banker" in text
+    assert "No house edge" in text and "draws to 17" in text and "stick" in text
