@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "tablectl.commands.hil",
     "tablectl.commands.odds",
     "tablectl.commands.users",
+    "tablectl.commands.floor",
 )
 
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tablectl.mqtt.settings import MqttConfig, parse_section
+
 SHOE_DRIVERS = ("shoelink", "text", "none")
 DEFAULT_JOURNAL = "var/journal.sqlite"
 DEFAULT_USERS = "var/users.json"
@@ -87,6 +89,8 @@ class Config:
     api: ApiConfig
     panel: Mapping[str, Any]
     source: str = "<built-in>"
+    # The broker the table publishes its journal to (docs/floor.md); None: off.
+    mqtt: MqttConfig | None = None
 
 
 _Checker = Callable[[Any], bool]
@@ -143,7 +147,7 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
 
 
-KNOWN_SECTIONS = ("table", "shoe", "camera", "journal", "api", "panel")
+KNOWN_SECTIONS = ("table", "shoe", "camera", "journal", "api", "panel", "mqtt")
 
 
 def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
@@ -245,9 +249,11 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
         panel_raw = {}
     problems.extend(_panel_problems(panel_raw))
 
+    mqtt = parse_section(raw["mqtt"], problems) if "mqtt" in raw else None
+
     if problems:
         raise ConfigError(source, problems)
-    return Config(table, shoe, camera, journal, api, panel_raw, source)
+    return Config(table, shoe, camera, journal, api, panel_raw, source, mqtt)
 
 
 def _beside(profile: str, source: str) -> str:

@@ -89,6 +89,7 @@ class Daemon:
         # Who may write through the API: the users file, and tokens issued in memory.
         self.auth = Authenticator(UsersFile(config.api.users))
         self.camera: Any = None
+        self.publisher: Any = None  # tablectl.mqtt.publisher.Publisher with [mqtt]
         self._closers: list[Callable[[], None]] = []
         self._unwired_warned: set[int] = set()
         self._closed = False
@@ -113,6 +114,7 @@ class Daemon:
         self._start_shoe()
         self._start_api()
         self._start_camera()
+        self._start_mqtt()
         return self.report
 
     def _open_journal(self) -> Journal:
@@ -282,6 +284,20 @@ class Daemon:
         except Exception as error:  # a bad layout file or a missing model: fix the config
             raise DaemonError(f"the camera cannot start: {error}") from error
         self._closers.append(self.camera.stop)
+
+    def _start_mqtt(self) -> None:
+        if self.config.mqtt is None:
+            return
+        # paho is imported only for a table that publishes.
+        from tablectl.mqtt.publisher import PublisherError, start_publisher
+
+        assert self.service is not None
+        try:
+            self.publisher = start_publisher(self.config.mqtt, self.config.journal.path,
+                                             self.service)
+        except PublisherError as error:
+            raise DaemonError(f"the MQTT publisher cannot start: {error}") from error
+        self._closers.append(self.publisher.stop)
 
     def camera_status(self) -> dict[str, Any] | None:
         """The camera's role and health for /state and /health; None without a camera."""

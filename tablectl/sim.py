@@ -19,7 +19,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -35,6 +35,7 @@ from tablectl.daemon import Daemon
 from tablectl.display import dealer_instruction, render_table, round_line
 from tablectl.lamps import lamp_picture
 from tablectl.links import ServiceForward
+from tablectl.mqtt.settings import MqttConfig
 from tablectl.service import TableService
 from tablectl.shoe_feed import ShoeFeed
 from tablectl.sim_devices import (
@@ -82,6 +83,8 @@ class SimOptions:
     live_view: bool = False
     # The users file of the API (default: sim-users.json beside the journal).
     users: str | None = None
+    # The broker the table publishes to (docs/floor.md); None: off.
+    mqtt: MqttConfig | None = None
 
     @property
     def users_path(self) -> str:
@@ -127,13 +130,13 @@ class SimulatedTable:
 
     def config(self, shoe_path: str) -> Config:
         options = self.options
-        return parse_config({
+        return replace(parse_config({
             "table": {"profile": options.profile},
             "shoe": {"driver": "shoelink", "port": shoe_path},
             "journal": {"path": options.journal},
             "api": {"enabled": True, "port": options.api_port, "users": options.users_path}
             if options.api_port is not None else {"enabled": False},
-        }, "<simulated table>")
+        }, "<simulated table>"), mqtt=options.mqtt)
 
     def start(self) -> None:
         """Start the devices' process and open the daemon. On failure (a journal

@@ -4,8 +4,10 @@
 #   tests render (tools/render_deck_corpus.py).
 #   chromium, chromium-driver: the headless browser the pit display's tests drive
 #   through Selenium (tests/tablectl/test_display_browser.py).
+#   mosquitto: the MQTT broker the floor's tests start on a free loopback port and kill
+#   (tests/tablectl/mqtt/, benchmarks/floor_mqtt.py).
 set -eu
-PACKAGES="gnome-cards-data kdegames-card-data-kf5 librsvg2-bin chromium chromium-driver"
+PACKAGES="gnome-cards-data kdegames-card-data-kf5 librsvg2-bin chromium chromium-driver mosquitto"
 missing=""
 for package in $PACKAGES; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -1,0 +1,370 @@
+"""The table's publisher: one thread draining the journal's outbox to the broker.
+
+The table never waits for it. The journal is the outbox (`outbox.py`): the
+publisher reads events and rounds after the broker's last acknowledgement, sends
+them with QoS 1 (at most `window` unacknowledged), and moves the persisted mark on
+as the broker acknowledges each (PUBACK), in order. While the broker is down paho
+keeps what was sent and not acknowledged and sends it again on reconnection; what
+was not sent yet waits in the journal. A floor that misses something asks on
+`tablectl/v1/<table>/resend` and the publisher sends that range again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+from paho.mqtt.subscribeoptions import SubscribeOptions
+
+from tablectl.mqtt import topics
+from tablectl.mqtt.connect import BrokerError, make_client, refused_reason
+from tablectl.mqtt.outbox import Mark, Outbox, OutboxError, load_mark, mark_path, save_mark
+from tablectl.mqtt.settings import MqttConfig
+
+if TYPE_CHECKING:
+    from tablectl.service import TableService
+
+log = logging.getLogger(__name__)
+
+StateSource = Callable[[], dict[str, Any]]
+MAX_RESEND = 10_000  # events (or rounds) one request may ask for
+STATE_EVERY_S = 0.25  # the retained state at most this often while it changes
+HEARTBEAT_S = 5.0  # and at least this often
+MARK_EVERY_S = 0.5
+
+
+class PublisherError(Exception):
+    """The publisher cannot start; the message says why."""
+
+
+class Publisher:
+    """Publishes one journal as table `config.table`. `start()`, `wake()` after each
+    commit (or let it poll every `poll_s`), `stop()`."""
+
+    def __init__(self, config: MqttConfig, journal: str | Path, *,
+                 state: StateSource | None = None, window: int = 2000,
+                 poll_s: float = 0.2) -> None:
+        self.config = config
+        self.table = config.table
+        self.broker = config.broker
+        self.window = window
+        self.poll_s = poll_s
+        self._state_source = state
+        try:
+            self.outbox = Outbox(journal)
+        except OutboxError as error:
+            raise PublisherError(str(error)) from error
+        self._mark_file = mark_path(journal)
+        try:
+            self.mark: Mark = load_mark(self._mark_file)
+        except OSError as error:
+            self.outbox.close()
+            raise PublisherError(f"{self._mark_file} cannot be written beside the journal: "
+                                 f"{error.strerror or error}") from error
+        self.origin = self.mark.origin
+        self._saved = (self.mark.events, self.mark.rounds)
+        self._saved_at = 0.0
+        try:
+            self.client = make_client(self.broker, f"tablectl-{self.table}-{self.origin[:8]}")
+        except BrokerError as error:
+            self.outbox.close()
+            raise PublisherError(str(error)) from error
+        self.client.max_inflight_messages_set(256)
+        self.client.will_set(topics.topic(self.table, "status"), self._status("offline"),
+                             qos=1, retain=True)
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_publish = self._on_publish
+        self.client.on_message = self._on_message
+        self.connected = threading.Event()
+        self.error: str | None = None  # the newest problem with the broker, for the log
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._acks: deque[tuple[int, bool]] = deque()
+        self._resend: deque[tuple[str, int, int]] = deque()
+        self._inflight: dict[int, tuple[str, int]] = {}
+        self._acked: dict[str, set[int]] = {"e": set(), "r": set()}
+        self._cursor = {"e": self.mark.events, "r": self.mark.rounds}
+        self._state_key: Any = None
+        self._state_at = 0.0
+        self._fresh = False
+        self._down_logged = False
+        self.sent = 0  # messages handed to paho (for the benchmark)
+
+    # -- life -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.client.connect_async(self.broker.host, self.broker.port,
+                                  keepalive=self.broker.keepalive)
+        self.client.loop_start()
+        self._thread = threading.Thread(target=self._run, name="mqtt-publisher", daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self, linger_s: float = 1.0) -> None:
+        """Stop: wait up to `linger_s` for what is in flight, say offline, save the mark."""
+        if self._stopping.is_set():
+            return
+        deadline = time.monotonic() + linger_s
+        while self._inflight and self.connected.is_set() and time.monotonic() < deadline:
+            self._wake.set()
+            time.sleep(0.01)
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(5.0)
+        self._take_acks()
+        if self.connected.is_set():
+            self._fresh = True
+            self._publish_state()  # the state as the table stops, retained
+            info = self.client.publish(topics.topic(self.table, "status"),
+                                       self._status("offline"), qos=1, retain=True)
+            try:
+                info.wait_for_publish(1.0)
+            except (RuntimeError, ValueError):
+                pass
+        self.client.disconnect()
+        self.client.loop_stop()
+        self._save_mark(force=True)
+        self.outbox.close()
+
+    # -- paho's thread ----------------------------------------------------------------
+
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: Any,
+                    properties: Any) -> None:
+        refused = refused_reason(reason_code)
+        if refused is not None:
+            message = (f"{self.broker.address}: {refused}; check [mqtt] username, password "
+                       "and the broker's ACL. The table goes on; its events wait in the "
+                       "journal")
+            if message != self.error:
+                log.error("%s", message)
+            self.error = message
+            return
+        if getattr(reason_code, "is_failure", False):
+            return
+        self.error = None
+        self._down_logged = False
+        log.info("publishing table %s to %s", self.table, self.broker.address)
+        client.subscribe(topics.topic(self.table, "resend"),
+                         options=SubscribeOptions(qos=1, noLocal=True))
+        client.publish(topics.topic(self.table, "status"), self._status("online"),
+                       qos=1, retain=True)
+        self._fresh = True
+        self.connected.set()
+        self._wake.set()
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any,
+                       reason_code: Any, properties: Any) -> None:
+        self.connected.clear()
+        if not self._stopping.is_set() and not self._down_logged:
+            self._down_logged = True
+            log.warning("the broker %s is gone (%s); the table goes on and its events wait "
+                        "in the journal", self.broker.address, reason_code)
+
+    def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason_code: Any,
+                    properties: Any) -> None:
+        # Called with paho's own lock held: hand over and return.
+        self._acks.append((mid, not getattr(reason_code, "is_failure", False)))
+        self._wake.set()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any,
+                    message: mqtt.MQTTMessage) -> None:
+        try:
+            doc = json.loads(message.payload)
+            if not isinstance(doc, dict) or doc.get("v") != topics.VERSION:
+                raise ValueError("not a version 1 request")
+            for kind, key in (("e", "events"), ("r", "rounds")):
+                span = doc.get(key)
+                if span is None:
+                    continue
+                if (not isinstance(span, list) or len(span) != 2 or not all(
+                        isinstance(n, int) and not isinstance(n, bool) and n >= 1
+                        for n in span) or span[1] < span[0]):
+                    raise ValueError(f"{key} must be [first, last]")
+                self._resend.append((kind, span[0], min(span[1], span[0] + MAX_RESEND - 1)))
+        except ValueError as error:
+            log.warning("a resend request for table %s was ignored: %s", self.table, error)
+            return
+        self._wake.set()
+
+    # -- the publisher's thread ---------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.wait(self.poll_s)
+            self._wake.clear()
+            try:
+                self._cycle()
+            except Exception as error:  # the journal unreadable for a moment: try again
+                log.warning("publishing table %s: %s", self.table, error)
+                self._stopping.wait(1.0)
+
+    def _cycle(self) -> None:
+        self._take_acks()
+        if self.connected.is_set():
+            self._serve_resends()
+            while self._drain() and not self._stopping.is_set():
+                self._take_acks()
+            self._publish_state()
+        self._save_mark()
+
+    def _take_acks(self) -> None:
+        mark = self.mark
+        while self._acks:
+            mid, ok = self._acks.popleft()
+            item = self._inflight.pop(mid, None)
+            if item is None:
+                continue
+            kind, number = item
+            if kind not in self._acked:
+                continue
+            if not ok:
+                # The broker would not take it (its ACL): send again from there, later.
+                message = (f"{self.broker.address} refused a message of table {self.table} "
+                           "(not authorized?); check the broker's ACL for "
+                           f"{topics.PREFIX}/{self.table}/#")
+                if message != self.error:
+                    log.error("%s", message)
+                self.error = message
+                self._cursor[kind] = min(self._cursor[kind], number - 1)
+                continue
+            self._acked[kind].add(number)
+        for kind, attr in (("e", "events"), ("r", "rounds")):
+            acked = self._acked[kind]
+            value = getattr(mark, attr)
+            while value + 1 in acked:
+                value += 1
+                acked.discard(value)
+            setattr(mark, attr, value)
+
+    def _room(self) -> int:
+        return self.window - len(self._inflight)
+
+    def _drain(self) -> bool:
+        """Send the next events and rounds; True when there may be more at once."""
+        room = self._room()
+        if room <= 0:
+            return False
+        now = time.time()
+        table, origin = self.table, self.origin
+        events = self.outbox.events_after(self._cursor["e"], min(room, 500))
+        for event in events:
+            payload = topics.event_payload(table, origin, event.seq, event.source,
+                                           event.source_ref, event.event, event.at, now)
+            self._send("e", event.seq, topics.topic(table, "events"), payload,
+                       _seq_property(event.seq))
+            self._cursor["e"] = event.seq
+        rounds = self.outbox.rounds_after(self._cursor["r"], max(self._room(), 0),
+                                          upto_seq=self._cursor["e"])
+        for record in rounds:
+            payload = topics.round_payload(table, origin, record.round_no, record.start_seq,
+                                           record.end_seq, record.status, record.flags,
+                                           record.result, record.at, now)
+            self._send("r", record.round_no, topics.topic(table, "rounds"), payload, None)
+            self._cursor["r"] = record.round_no
+        return len(events) == min(room, 500) and self._room() > 0
+
+    def _send(self, kind: str, number: int, name: str, payload: bytes,
+              properties: Properties | None, retain: bool = False) -> None:
+        info = self.client.publish(name, payload, qos=1, retain=retain, properties=properties)
+        self._inflight[info.mid] = (kind, number)
+        self.sent += 1
+
+    def _serve_resends(self) -> None:
+        now = time.time()
+        while self._resend and self._room() > 0:
+            kind, first, last = self._resend.popleft()
+            if kind == "e":
+                # Only what was sent once; the rest comes in order anyway.
+                upto = min(last, self._cursor["e"])
+                for event in self.outbox.events_after(first - 1, MAX_RESEND, upto=upto):
+                    payload = topics.event_payload(
+                        self.table, self.origin, event.seq, event.source, event.source_ref,
+                        event.event, event.at, now)
+                    self._send("x", event.seq, topics.topic(self.table, "events"), payload,
+                               _seq_property(event.seq))
+            else:
+                upto = min(last, self._cursor["r"])
+                for record in self.outbox.rounds_after(first - 1, MAX_RESEND,
+                                                       upto_seq=self._cursor["e"],
+                                                       upto_round=upto):
+                    payload = topics.round_payload(
+                        self.table, self.origin, record.round_no, record.start_seq,
+                        record.end_seq, record.status, record.flags, record.result,
+                        record.at, now)
+                    self._send("x", record.round_no, topics.topic(self.table, "rounds"),
+                               payload, None)
+
+    def _publish_state(self) -> None:
+        extra = self._state_source() if self._state_source is not None else {}
+        key = (self.mark.events, self.mark.rounds, json.dumps(extra, sort_keys=True))
+        now = time.monotonic()
+        due = (self._fresh or now - self._state_at >= HEARTBEAT_S
+               or (key != self._state_key and now - self._state_at >= STATE_EVERY_S))
+        if not due:
+            return
+        doc = {"v": topics.VERSION, "table": self.table, "origin": self.origin,
+               "profile": self.outbox.profile, "seq": self.mark.events,
+               "round": self.mark.rounds, "at": time.time(), **extra}
+        self._send("s", 0, topics.topic(self.table, "state"), topics.encode(doc), None,
+                   retain=True)
+        self._fresh = False
+        self._state_key = key
+        self._state_at = now
+
+    def _status(self, status: str) -> bytes:
+        return topics.encode({"v": topics.VERSION, "table": self.table, "origin": self.origin,
+                              "status": status, "at": time.time()})
+
+    def _save_mark(self, force: bool = False) -> None:
+        now = time.monotonic()
+        current = (self.mark.events, self.mark.rounds)
+        if current == self._saved or (not force and now - self._saved_at < MARK_EVERY_S):
+            return
+        try:
+            save_mark(self._mark_file, self.mark)
+        except OSError as error:
+            log.warning("the publish mark %s cannot be saved (%s): a restart sends some "
+                        "events again, which the floor ignores", self._mark_file, error)
+            return
+        self._saved = current
+        self._saved_at = now
+
+
+def _seq_property(seq: int) -> Properties:
+    """The journal seq as the message's key (an MQTT 5 user property)."""
+    properties = Properties(PacketTypes.PUBLISH)
+    properties.UserProperty = ("seq", str(seq))
+    return properties
+
+
+def state_of(service: TableService) -> dict[str, Any]:
+    """What the retained state carries from the table's newest snapshot."""
+    snapshot = service.snapshot
+    due = snapshot.due
+    return {"phase": due.phase, "round_in_play": due.round, "halted": due.halted,
+            "open_flags": list(due.open_flags), "shoe_online": snapshot.shoe_online,
+            "journal_fault": None if snapshot.journal_fault is None
+            else str(snapshot.journal_fault)}
+
+
+def start_publisher(config: MqttConfig, journal: str | Path,
+                    service: TableService) -> Publisher:
+    """The daemon's publisher: woken after every commit, the state from the service."""
+    publisher = Publisher(config, journal, state=lambda: state_of(service))
+    service.after_answers(publisher.wake)
+    publisher.start()
+    return publisher

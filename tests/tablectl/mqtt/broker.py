@@ -1,0 +1,75 @@
+"""A real Mosquitto broker on a free loopback port, for the tests and the benchmark."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Mosquitto:
+    """`start()`, `kill()` (SIGKILL, as a crash), `start()` again on the same port, `stop()`.
+
+    `extra` lines go into the config (e.g. a password file and ACL)."""
+
+    def __init__(self, folder: Path, port: int | None = None, extra: str = "") -> None:
+        self.folder = folder
+        self.port = port or free_port()
+        self.config = folder / "mosquitto.conf"
+        self.config.write_text(
+            f"listener {self.port} 127.0.0.1\n"
+            "persistence false\n"
+            "max_queued_messages 0\n"
+            "max_inflight_messages 0\n"
+            "log_dest none\n"
+            # As root mosquitto turns into user mosquitto, who cannot read the test's
+            # private folder (its password file); it stays who started it instead.
+            + ("user root\n" if os.geteuid() == 0 else "")
+            + (extra or "allow_anonymous true\n"))
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self, timeout_s: float = 10.0) -> None:
+        self.process = subprocess.Popen([MOSQUITTO, "-c", str(self.config)],
+                                        stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"mosquitto exited with {self.process.returncode}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("mosquitto did not listen in time") from None
+                time.sleep(0.01)
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)

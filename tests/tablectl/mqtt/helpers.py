@@ -1,0 +1,83 @@
+"""Journals made for the floor's tests, and a plain subscriber watching the broker."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+
+from table.journal import Journal
+from tests.tablectl.helpers import wait_for
+
+
+def add_rounds(journal: Journal, rounds: int, *, first: int = 1, nets: list[int] | None = None
+               ) -> None:
+    """Append `rounds` rounds of four events each and record them: box 1 bets 10 and
+    wins nets[i] (default +10, -10 alternately)."""
+    for index in range(rounds):
+        number = first + index
+        net = nets[index] if nets is not None else (10 if number % 2 else -10)
+        journal.append({"bet": {"box": 1, "amount": 10}}, "api", f"t:{number}")
+        journal.append({"deal": {}}, "button")
+        journal.append({"card": "7S"}, "shoe", f"1:{number}")
+        journal.append({"card": "TD"}, "shoe", f"2:{number}")
+        journal.record_round(number, {
+            "round": number, "status": "settled", "flags": [], "net": {"box1/main": net},
+            "settlement": [{"player": "box1", "spot": "main", "stake": 10}]})
+        journal.commit()
+
+
+def make_journal(path: Path, rounds: int, **options: Any) -> Journal:
+    journal = Journal(path, profile="casinos-austria")
+    add_rounds(journal, rounds, **options)
+    return journal
+
+
+class Watcher:
+    """Subscribes to everything under tablectl/v1 and keeps what arrives."""
+
+    def __init__(self, port: int, topic: str = "tablectl/v1/#") -> None:
+        self.messages: list[tuple[str, bytes, bool, Any]] = []
+        self._lock = threading.Lock()
+        self._subscribed = threading.Event()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        self.client.on_message = self._on_message
+        self.client.on_subscribe = lambda *a: self._subscribed.set()
+        self.client.connect("127.0.0.1", port)
+        self.client.subscribe(topic, qos=1)
+        self.client.loop_start()
+        wait_for(self._subscribed.is_set, "the watcher's subscription")
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        with self._lock:
+            self.messages.append((message.topic, bytes(message.payload), bool(message.retain),
+                                  message.properties))
+
+    def docs(self, kind: str) -> list[dict[str, Any]]:
+        with self._lock:
+            return [json.loads(p) for t, p, _, _ in self.messages if t.endswith("/" + kind)]
+
+    def raw(self, kind: str) -> list[tuple[str, bytes, bool, Any]]:
+        with self._lock:
+            return [m for m in self.messages if m[0].endswith("/" + kind)]
+
+    def wait(self, condition: Callable[[], object], what: str, timeout_s: float = 15.0) -> None:
+        wait_for(condition, what, timeout_s)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def send(port: int, topic: str, payload: bytes, retain: bool = False) -> None:
+    """Publish one message as some other program would, and wait for the broker's ack."""
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(10)
+    client.disconnect()
+    client.loop_stop()

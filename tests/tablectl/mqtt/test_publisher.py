@@ -1,0 +1,134 @@
+"""The table's publisher against a real Mosquitto: every journal event once, in order,
+keyed by its seq; round summaries; retained state and status; store and forward."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tablectl.mqtt.outbox import load_mark, mark_path
+from tablectl.mqtt.publisher import Publisher
+from tablectl.mqtt.settings import from_options
+from tests.tablectl.helpers import wait_for
+from tests.tablectl.mqtt.broker import Mosquitto, free_port
+from tests.tablectl.mqtt.helpers import Watcher, add_rounds, make_journal
+
+
+def test_every_event_once_in_order_with_rounds_state_and_status(
+        broker: Mosquitto, tmp_path: Path) -> None:
+    journal = make_journal(tmp_path / "j.sqlite", 5, nets=[10, -20, 30, 0, -5])
+    watcher = Watcher(broker.port)
+    publisher = Publisher(from_options(broker.url, "bj-7"), journal.path)
+    publisher.start()
+    try:
+        watcher.wait(lambda: len(watcher.docs("rounds")) == 5, "five round summaries")
+        add_rounds(journal, 1, first=6, nets=[40])
+        publisher.wake()
+        watcher.wait(lambda: len(watcher.docs("events")) == 24, "24 events")
+        watcher.wait(lambda: len(watcher.docs("rounds")) == 6, "the sixth round")
+        events = watcher.docs("events")
+        assert [e["seq"] for e in events] == list(range(1, 25))
+        assert {e["table"] for e in events} == {"bj-7"}
+        assert events[0]["event"] == {"bet": {"box": 1, "amount": 10}}
+        assert events[2]["source"] == "shoe" and events[2]["source_ref"] == "1:1"
+        # The seq is the message's key (an MQTT 5 user property) too.
+        keys = [dict(props.UserProperty)["seq"] for *_, props in watcher.raw("events")]
+        assert keys == [str(n) for n in range(1, 25)]
+        rounds = watcher.docs("rounds")
+        assert [(r["round"], r["start_seq"], r["seq"]) for r in rounds] == [
+            (n, 4 * n - 3, 4 * n) for n in range(1, 7)]
+        # The house wins what the players lose.
+        assert [r["house"] for r in rounds] == [-10, 20, -30, 0, 5, -40]
+        assert rounds[0]["table"] == "bj-7" and rounds[0]["staked"] == 10
+        assert watcher.docs("status")[0]["status"] == "online"
+        wait_for(lambda: publisher.mark.events == 24 and publisher.mark.rounds == 6,
+                 "the broker's acknowledgements")
+    finally:
+        publisher.stop()
+    assert watcher.docs("status")[-1]["status"] == "offline"
+    # The mark beside the journal says what the broker has.
+    mark = load_mark(mark_path(journal.path))
+    assert (mark.events, mark.rounds, mark.origin) == (24, 6, publisher.origin)
+    # A late subscriber gets the retained state and status.
+    late = Watcher(broker.port)
+    late.wait(lambda: late.docs("state") and late.docs("status"), "the retained messages")
+    assert all(retain for *_, retain, _ in late.raw("state") + late.raw("status"))
+    state = late.docs("state")[-1]
+    assert (state["seq"], state["round"], state["profile"]) == (24, 6, "casinos-austria")
+    assert late.docs("status")[-1]["status"] == "offline"
+    late.close()
+    watcher.close()
+    journal.close()
+
+
+def test_a_broker_that_is_down_delays_nothing_and_gets_everything_later(
+        tmp_path: Path) -> None:
+    folder = tmp_path / "broker"
+    folder.mkdir()
+    broker = Mosquitto(folder, port=free_port())  # not started yet
+    journal = make_journal(tmp_path / "j.sqlite", 3)
+    publisher = Publisher(from_options(broker.url, "bj-1"), journal.path, poll_s=0.05)
+    publisher.start()
+    try:
+        add_rounds(journal, 2, first=4)  # the table goes on while the broker is away
+        publisher.wake()
+        assert publisher.mark.events == 0
+        broker.start()
+        watcher = Watcher(broker.port)
+        watcher.wait(lambda: len(watcher.docs("events")) == 20, "the 20 stored events")
+        watcher.wait(lambda: len(watcher.docs("rounds")) == 5, "the five rounds")
+        assert [e["seq"] for e in watcher.docs("events")] == list(range(1, 21))
+        wait_for(lambda: publisher.mark.events == 20, "the acknowledgements")
+        watcher.close()
+    finally:
+        publisher.stop()
+        broker.stop()
+        journal.close()
+
+
+def test_a_restarted_publisher_goes_on_from_its_mark(broker: Mosquitto, tmp_path: Path) -> None:
+    journal = make_journal(tmp_path / "j.sqlite", 2)
+    first = Publisher(from_options(broker.url, "bj-1"), journal.path)
+    first.start()
+    wait_for(lambda: first.mark.events == 8 and first.mark.rounds == 2, "the first eight")
+    first.stop()
+    add_rounds(journal, 1, first=3)
+    watcher = Watcher(broker.port)
+    second = Publisher(from_options(broker.url, "bj-1"), journal.path)
+    assert second.origin == first.origin  # the same journal is the same table
+    second.start()
+    try:
+        watcher.wait(lambda: len(watcher.docs("rounds")) == 1, "the third round")
+        assert [e["seq"] for e in watcher.docs("events")] == [9, 10, 11, 12]
+        assert watcher.docs("rounds")[0]["round"] == 3
+    finally:
+        second.stop()
+        watcher.close()
+        journal.close()
+
+
+def test_a_resend_request_publishes_that_range_again(broker: Mosquitto, tmp_path: Path) -> None:
+    journal = make_journal(tmp_path / "j.sqlite", 3)
+    publisher = Publisher(from_options(broker.url, "bj-2"), journal.path)
+    publisher.start()
+    try:
+        wait_for(lambda: publisher.mark.events == 12, "the first publication")
+        watcher = Watcher(broker.port, "tablectl/v1/bj-2/events")
+        from tests.tablectl.mqtt.helpers import send
+
+        send(broker.port, "tablectl/v1/bj-2/resend",
+             json.dumps({"v": 1, "events": [3, 5]}).encode())
+        watcher.wait(lambda: len(watcher.docs("events")) == 3, "events 3 to 5 again")
+        assert [e["seq"] for e in watcher.docs("events")] == [3, 4, 5]
+        # A request that is not ours is ignored, and the publisher goes on.
+        send(broker.port, "tablectl/v1/bj-2/resend", b"please resend everything")
+        send(broker.port, "tablectl/v1/bj-2/resend",
+             json.dumps({"v": 1, "events": [9, 2]}).encode())
+        add_rounds(journal, 1, first=4)
+        publisher.wake()
+        watcher.wait(lambda: len(watcher.docs("events")) == 7, "the next round's events")
+        assert [e["seq"] for e in watcher.docs("events")] == [3, 4, 5, 13, 14, 15, 16]
+        watcher.close()
+    finally:
+        publisher.stop()
+        journal.close()
