@@ -76,6 +76,10 @@ class Display:
         self._shoe: dict[str, Any] = self._shoe_now(self.service)
         self._net: dict[str, int] = {}  # the round's net per box once it is over
         self._version = 0
+        # When the first change not yet pushed was applied, and that of the newest
+        # version (what the stream reports as `changed_at`, for the latency benchmark).
+        self._changed_at = 0.0
+        self._version_changed_at = 0.0
         self._payload: tuple[int, bytes] | None = None
         self._closing = False
         self._streams: set[web.StreamResponse] = set()
@@ -106,6 +110,7 @@ class Display:
         result = table.current_result() if table.state in ("settled", "void") else None
         self._net = net_per_box(result.get("net", {})) if result is not None else {}
         if not self._wake_pending:
+            self._changed_at = time.time()
             self._wake_pending = True
             try:
                 self.server.loop.call_soon_threadsafe(self._wake)
@@ -126,6 +131,7 @@ class Display:
 
     def _wake(self) -> None:
         self._wake_pending = False
+        self._version_changed_at = self._changed_at
         self._version += 1
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
@@ -157,7 +163,8 @@ class Display:
         flags = [{"code": code, "meaning": FLAG_MEANINGS.get(code, code)}
                  for code in due.open_flags]
         return {
-            "sent_at": time.time(), "journal_seq": snapshot.journal_seq,
+            "sent_at": time.time(), "changed_at": self._version_changed_at,
+            "journal_seq": snapshot.journal_seq,
             "view": to_json(view), "due": to_json(due), "instruction": instruction,
             "lamps": lamps, "alarm": picture.alarm, "shoe": self._shoe, "net": self._net,
             "shoe_online": snapshot.shoe_online, "journal_fault": snapshot.journal_fault,

@@ -94,6 +94,8 @@
     currentRound = view.round;
     if (currentRound - 1 > newestListed && !loading) loadRounds();
     document.body.dataset.seq = state.journal_seq;
+    // The latency benchmark (benchmarks/bench_display_latency.py) collects these.
+    if (window.tablectlLatencies) window.tablectlLatencies.push(Date.now() / 1000 - state.changed_at);
   }
 
   function showBoxes(view, lamps, net) {
