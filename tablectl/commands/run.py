@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import signal
 import sys
@@ -51,6 +52,10 @@ def register(subparsers: Any) -> None:
                           "8765, or any free port if it is taken; 0: any free port; off: none)")
     sim.add_argument("--view", choices=("live", "rounds"),
                      help="live table view (default on a terminal) or one line per round")
+    parser.add_argument("--mqtt", metavar="URL",
+                        help="publish the journal to this MQTT broker, mqtt://HOST:PORT "
+                             "(docs/floor.md); with --config it replaces [mqtt]")
+    parser.add_argument("--table", metavar="ID", help="this table's id on the floor (--mqtt)")
     parser.add_argument("--check", action="store_true",
                         help="check everything the config (or the --sim options) names, list "
                              "every problem, and exit without running")
@@ -167,13 +172,26 @@ def run(args: argparse.Namespace) -> int:
         for dest, default in SIM_DEFAULTS.items():
             if getattr(args, dest) is None:
                 setattr(args, dest, default)
+    mqtt = None
+    if args.mqtt is not None or args.table is not None:
+        from tablectl.mqtt.settings import MqttSettingsError, from_options
+
+        if args.mqtt is None or args.table is None:
+            print("tablectl run: --mqtt URL and --table ID go together", file=sys.stderr)
+            return 2
+        try:
+            mqtt = from_options(args.mqtt, args.table)
+        except MqttSettingsError as error:
+            print(f"tablectl run: {error}", file=sys.stderr)
+            return 2
+    args.mqtt_config = mqtt
     _logging(args.verbose)
     if args.sim:
         return _check_sim(args) if args.check else _run_sim(args)
-    return _run_configured(args.config, args.check)
+    return _run_configured(args.config, args.check, mqtt)
 
 
-def _run_configured(path: str, check_only: bool = False) -> int:
+def _run_configured(path: str, check_only: bool = False, mqtt: Any = None) -> int:
     from tablectl.daemon import Daemon, DaemonError
 
     try:
@@ -181,6 +199,8 @@ def _run_configured(path: str, check_only: bool = False) -> int:
     except ConfigError as error:
         print(f"tablectl: {error}", file=sys.stderr)
         return 2
+    if mqtt is not None:
+        config = dataclasses.replace(config, mqtt=mqtt)
     if check_only:
         from tablectl.config_check import resource_problems
 
@@ -243,6 +263,7 @@ def _run_sim(args: argparse.Namespace) -> int:
         profile=args.profile, journal=args.journal or DEFAULT_SIM_JOURNAL, rounds=args.rounds,
         seed=args.seed, boxes=args.boxes, mistake_rate=args.mistakes, faults=faults,
         pace_s=pace, api_port=_sim_api_port(args.api_port), live_view=live,
+        mqtt=args.mqtt_config,
     )
     try:
         return run_simulation(options, _install_signals)
