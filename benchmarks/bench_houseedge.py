@@ -16,9 +16,12 @@ import time
 
 from houseedge.bets import bet_figures
 from houseedge.crosscheck import cross_check
+from houseedge.crosspontoon import cross_check_banker_game
 from houseedge.mainbet import analyse
+from houseedge.pontoon import analyse_banker_game
+from houseedge.simpontoon import simulate_banker_game
 from houseedge.simulate import simulate
-from table.profiles import list_profiles, load_profile
+from table.profiles import Rules, list_profiles, load_profile
 
 SIMULATED = (
     "casinos-austria", "live-studio", "pontoon-online", "pontoon-sydney", "ru-casino",
@@ -26,9 +29,31 @@ SIMULATED = (
 )
 
 
+def bench_banker_game(rules: Rules, hands: int, cross_rounds: int) -> None:
+    start = time.perf_counter()
+    game = analyse_banker_game(rules)
+    print(f"{rules.name}: punter against a banker drawing to 17, analysis in "
+          f"{time.perf_counter() - start:.1f} s: return {100 * game.ev:+.4f}%")
+    start, cpu = time.perf_counter(), time.process_time()
+    out = simulate_banker_game(rules, game, hands, seed=1)
+    took, used = time.perf_counter() - start, time.process_time() - cpu
+    inside = abs(out.mean() - game.ev) <= 1.96 * out.stderr()
+    print(f"  simulator: {out.rounds:,} hands, {out.rounds / used:,.0f} hands per CPU second "
+          f"({out.rounds / took:,.0f} per wall second); return {100 * out.mean():+.4f}% "
+          f"± {196 * out.stderr():.4f}% (95%); analysis "
+          f"{'inside' if inside else 'OUTSIDE'} the interval")
+    start = time.perf_counter()
+    check = cross_check_banker_game(rules, game, cross_rounds, seed=17)
+    print(f"  engine cross-check: {check.rounds:,} rounds, {len(check.differences)} "
+          f"differences ({time.perf_counter() - start:.0f} s)")
+    for line in check.differences[:5]:
+        print(f"    {line}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--hands", type=int, default=20_000_000)
+    parser.add_argument("--top-hands", type=int, default=4_000_000)
     parser.add_argument("--cross-rounds", type=int, default=100_000)
     parser.add_argument("--profile", action="append", default=[])
     args = parser.parse_args()
@@ -36,7 +61,7 @@ def main() -> None:
     for name in names:
         rules = load_profile(name)
         if rules.game == "banker":
-            print(f"{name}: banker game, no house figures")
+            bench_banker_game(rules, args.hands, args.cross_rounds)
             continue
         start = time.perf_counter()
         analysis = analyse(rules)
@@ -46,13 +71,18 @@ def main() -> None:
               f"main edge {100 * analysis.house_edge:.4f}%")
         if name not in SIMULATED:
             continue
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         out = simulate(rules, analysis, args.hands, seed=1)
-        took = time.perf_counter() - start
+        took, used = time.perf_counter() - start, time.process_time() - cpu
         edge, err = -out.mean(), out.stderr()
+        print(f"  simulator, 75% penetration: {out.rounds:,} hands, {out.rounds / used:,.0f} "
+              f"hands per CPU second ({out.rounds / took:,.0f} per wall second); edge "
+              f"{100 * edge:.4f}% ± {100 * 1.96 * err:.4f}% (95%; the cut card adds a little)")
+        top = simulate(rules, analysis, args.top_hands, seed=2, lanes=2000, penetration=0)
+        edge, err = -top.mean(), top.stderr()
         inside = abs(edge - analysis.house_edge) <= 1.96 * err
-        print(f"  simulator: {out.rounds:,} hands in {took:.1f} s = {out.rounds / took:,.0f} "
-              f"hands/s; edge {100 * edge:.4f}% ± {100 * 1.96 * err:.4f}% (95%); analysis "
+        print(f"  simulator off the top: {top.rounds:,} hands, edge {100 * edge:.4f}% "
+              f"± {100 * 1.96 * err:.4f}% (95%); analysis "
               f"{'inside' if inside else 'OUTSIDE'} the interval")
         for spot in sorted(out.side_sum):
             print(f"  simulated {spot}: edge {-100 * out.mean(spot):.4f}% "

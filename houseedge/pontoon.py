@@ -19,6 +19,7 @@ and the stake bought, not on which cards made them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -31,13 +32,20 @@ TRICK, BUST = 6, 5
 State = tuple[int, bool, int, int, int]  # hard, ace, cards, stake, buy cap (0: twisted)
 
 
-@lru_cache(maxsize=200_000)
+PONTOON = 7
+
+
+@lru_cache(maxsize=1_000_000)
 def _banker(hard: int, ace: bool, cards: int, counts: Counts) -> tuple[float, ...]:
-    out = [0.0] * 7
+    """Banker outcomes from a hand of `cards` cards (0 to start), index 7 a banker pontoon."""
+    out = [0.0] * 8
     if hard > 21:
         out[BUST] = 1.0
         return tuple(out)
     total = hard + 10 if ace and hard + 10 <= 21 else hard
+    if cards == 2 and total == 21:
+        out[PONTOON] = 1.0
+        return tuple(out)
     if cards >= 5:
         out[TRICK] = 1.0
         return tuple(out)
@@ -49,27 +57,18 @@ def _banker(hard: int, ace: bool, cards: int, counts: Counts) -> tuple[float, ..
         if count:
             value = index + 1
             sub = _banker(hard + value, ace or value == 1, cards + 1, remove(counts, value))
-            for k in range(7):
-                out[k] += count / left * sub[k]
+            weight = count / left
+            for k in range(8):
+                out[k] += weight * sub[k]
     return tuple(out)
 
 
 def banker_after(counts: Counts) -> tuple[float, tuple[float, ...]]:
     """(chance of a banker's pontoon, outcome distribution given none) on this pack."""
-    left = sum(counts)
-    p_pontoon = 2 * counts[0] * counts[9] / (left * (left - 1))
-    acc = [0.0] * 7
-    for i, ci in enumerate(counts):
-        for j, cj in enumerate(counts):
-            ways = ci * (cj - (i == j))
-            if ways <= 0 or {i, j} == {0, 9}:
-                continue
-            w = ways / (left * (left - 1))
-            sub = _banker(i + j + 2, 0 in (i, j), 2, remove(counts, i + 1, j + 1))
-            for k in range(7):
-                acc[k] += w * sub[k]
+    out = _banker(0, False, 0, counts)
+    p_pontoon = out[PONTOON]
     rest = 1 - p_pontoon
-    return p_pontoon, tuple(a / rest for a in acc)
+    return p_pontoon, tuple(a / rest for a in out[:7])
 
 
 @dataclass
@@ -78,6 +77,8 @@ class PontoonPlay:
     probs: tuple[float, ...]
     banker: tuple[float, ...]
     policy: dict[State, str] | None = None
+    # With removal: the hand one card later, that card out of the pack.
+    child: Callable[[int], PontoonPlay] | None = None
     chosen: dict[State, str] = field(default_factory=dict)
     memo: dict[State, float] = field(default_factory=dict)
 
@@ -116,7 +117,8 @@ class PontoonPlay:
         for index, p in enumerate(self.probs):
             if p:
                 v = index + 1
-                value += p * self.after((hard + v, ace or v == 1, cards + 1, stake, cap))
+                node = self.child(v) if self.child else self
+                value += p * node.after((hard + v, ace or v == 1, cards + 1, stake, cap))
         return value
 
     def after(self, state: State) -> float:
@@ -138,6 +140,35 @@ class PontoonPlay:
         return options[choice]
 
 
+class _Tree:
+    """One node per punter hand (a multiset of values), on the pack less that hand."""
+
+    def __init__(self, rules: Rules, pack: Counts, policy: dict[State, str]) -> None:
+        self.rules = rules
+        self.pack = pack
+        self.policy = policy
+        self.nodes: dict[Counts, PontoonPlay] = {}
+
+    def node(self, hand: Counts) -> PontoonPlay:
+        found = self.nodes.get(hand)
+        if found is not None:
+            return found
+        rest = tuple(p - h for p, h in zip(self.pack, hand, strict=True))
+        left = sum(rest)
+        hard = sum((i + 1) * h for i, h in enumerate(hand))
+        banker = banker_after(rest)[1] if hard <= 21 and min(rest) >= 0 else (0.0,) * 7
+
+        def child(value: int, hand: Counts = hand) -> PontoonPlay:
+            grown = list(hand)
+            grown[value - 1] += 1
+            return self.node(tuple(grown))
+
+        probs = tuple(max(c, 0) / left for c in rest)
+        play = PontoonPlay(self.rules, probs, banker, policy=self.policy, child=child)
+        self.nodes[hand] = play
+        return play
+
+
 @dataclass
 class PontoonAnalysis:
     rules: Rules
@@ -154,11 +185,12 @@ def analyse_banker_game(rules: Rules) -> PontoonAnalysis:
     for cards in (4, 3):
         for hard in range(2, 22):
             for ace in (False, True):
-                for bought in (1, 2, 0):
-                    stake = 1 + bought * (cards - 2)
-                    if hard + (10 if ace and hard + 10 <= 21 else 0) < 21:
-                        generic.value((hard, ace, cards, stake, bought))
+                for stake in range(1, 8):
+                    for cap in (0, 1, 2):
+                        if hard + (10 if ace and hard + 10 <= 21 else 0) < 21:
+                            generic.value((hard, ace, cards, stake, cap))
     out = PontoonAnalysis(rules, later=dict(generic.chosen))
+    tree = _Tree(rules, counts, out.later)
     sums: dict[str, dict[str, float]] = {}
     starts: list[tuple[str, float, dict[str, float] | float]] = []
     for i in range(1, 11):
@@ -172,8 +204,8 @@ def analyse_banker_game(rules: Rules) -> PontoonAnalysis:
             if {i, j} == {1, 10}:
                 starts.append(("pontoon", w, (1 - p_pontoon) * 2 - p_pontoon * 2))
                 continue
-            left = sum(rest)
-            play = PontoonPlay(rules, tuple(c / left for c in rest), banker, policy=out.later)
+            play = tree.node(tuple(1 if v in (i, j) else 0 for v in range(1, 11))
+                             if i != j else tuple(2 if v == i else 0 for v in range(1, 11)))
             evs = play.options((i + j, 1 in (i, j), 2, 1, 2))
             evs = {k: (1 - p_pontoon) * v - 2 * p_pontoon for k, v in evs.items()}
             row = f"S{i + j + 10}" if 1 in (i, j) and i + j + 10 <= 21 else f"H{i + j}"

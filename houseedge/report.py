@@ -13,7 +13,7 @@ from pathlib import Path
 from houseedge.bets import BetFigure, bet_figures
 from houseedge.mainbet import analyse
 from houseedge.sim import Unsupported, check_supported
-from houseedge.simulate import simulate, simulated_figures
+from houseedge.simulate import banker_game_figures, simulate, simulated_figures
 from houseedge.strategy import format_chart
 from table.profiles import Rules
 
@@ -105,10 +105,12 @@ def write_report(rules: Rules, folder: Path, hands: int = 2_000_000,
                   "## The punter against the banker", "",
                   "| bet | banker's edge | punter's return | method | note |",
                   "| --- | --- | --- | --- | --- |"]
-        lines += [_bet_row(f) for f in bet_figures(rules)]
+        lines += [_bet_row(f) for f in bet_figures(rules) + banker_game_figures(rules, hands, 1)]
         lines += ["", "## Strategy", "", "```",
                   format_banker_chart(analyse_banker_game(rules)), "```", "",
-                  "No simulator plays the banker game: the figure is the analysis alone.", ""]
+                  "The simulation plays one round off the top of a fresh pack each time "
+                  "(the table's inventory is the round's pack); it is cross-checked against "
+                  "the table engine like the casino games.", ""]
         md.write_text("\n".join(lines), encoding="utf-8")
         return md
     analysis = analyse(rules)

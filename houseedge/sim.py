@@ -47,8 +47,8 @@ def check_supported(rules: Rules) -> None:
     }
     bad = [key for key, on in refuse.items() if on]
     if bad:
-        raise Unsupported(f"{rules.name}: the fast simulator does not play {', '.join(bad)} "
-                          "as this profile sets it; its figures come from the analysis alone")
+        raise Unsupported(f"{rules.name}: the casino-game simulator does not play "
+                          f"{', '.join(bad)} as this profile sets it")
 
 
 @dataclass

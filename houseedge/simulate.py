@@ -69,7 +69,21 @@ def simulate(rules: Rules, analysis: Analysis, hands: int, seed: int = 1,
     return total
 
 
-def simulated_figures(rules: Rules, analysis: Analysis, hands: int, seed: int) -> list[BetFigure]:
+def banker_game_figures(rules: Rules, hands: int, seed: int) -> list[BetFigure]:
+    """British pontoon: the punter against the banker rule, one pack per round."""
+    from houseedge.pontoon import analyse_banker_game
+    from houseedge.simpontoon import simulate_banker_game
+
+    out = simulate_banker_game(rules, analyse_banker_game(rules), hands, seed)
+    mean = out.mean()
+    return [BetFigure("main (punter against the banker)", -mean, 1 + mean, SIM, out.stderr(),
+                      out.rounds, None, f"a fresh pack every round, stake {STAKE}")]
+
+
+def simulated_figures(rules: Rules, analysis: Analysis | None, hands: int,
+                      seed: int) -> list[BetFigure]:
+    if rules.game == "banker" or analysis is None:
+        return banker_game_figures(rules, hands, seed)
     out = simulate(rules, analysis, hands, seed)
     names = {"main": "main", "dealer_bust": "dealer bust", "pair": "pair"}
     figures = []

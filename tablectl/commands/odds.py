@@ -85,7 +85,7 @@ def _rtp(args: argparse.Namespace) -> int:
     else:
         main = analyse(rules)
         figures = bet_figures(rules, main)
-    if args.simulate and main is not None:
+    if args.simulate:
         from houseedge.simulate import simulated_figures
 
         figures += simulated_figures(rules, main, args.simulate, args.seed)

@@ -7,8 +7,10 @@ from fractions import Fraction
 
 import pytest
 
-from houseedge.pontoon import PontoonPlay, analyse_banker_game, banker_after
+from houseedge.crosspontoon import cross_check_banker_game
+from houseedge.pontoon import PontoonAnalysis, PontoonPlay, analyse_banker_game, banker_after
 from houseedge.shoe import Shoe
+from houseedge.simpontoon import simulate_banker_game
 from table.profiles import load_profile
 from tablectl.cli import main
 
@@ -38,8 +40,22 @@ def test_settlement_against_a_banker_hand() -> None:
     assert on_20.settle(11, True, 3, 1) == 1             # soft 21 in three cards beats 20
 
 
-def test_strategy_sticks_only_from_fifteen_and_buys_low_hands() -> None:
-    game = analyse_banker_game(load_profile("pontoon-british"))
+@pytest.fixture(scope="module")
+def game() -> PontoonAnalysis:
+    return analyse_banker_game(load_profile("pontoon-british"))
+
+
+def test_simulator_and_engine_agree_pack_by_pack(game: PontoonAnalysis) -> None:
+    check = cross_check_banker_game(load_profile("pontoon-british"), game, 600, seed=4)
+    assert check.differences == [] and check.rounds == 600
+
+
+def test_simulated_return_within_its_95_percent_interval(game: PontoonAnalysis) -> None:
+    out = simulate_banker_game(load_profile("pontoon-british"), game, 1_000_000, seed=8)
+    assert abs(out.mean() - game.ev) < 1.96 * out.stderr()
+
+
+def test_strategy_sticks_only_from_fifteen_and_buys_low_hands(game: PontoonAnalysis) -> None:
     assert game.chart[("H20", 0)] == "S"
     assert game.chart[("H14", 0)] != "S"
     assert game.chart[("H9", 0)] in ("B", "B2")
