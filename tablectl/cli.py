@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import traceback
+import warnings
 from collections.abc import Sequence
+from importlib import metadata
 
 # Each module exposes `register(subparsers)` and sets `func` on its parsers.
 COMMAND_MODULES = (
@@ -27,6 +31,12 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tablectl",
         description="Controller of an electronic blackjack table.",
     )
+    parser.add_argument("--version", action="version", version=f"tablectl {_version()}")
+    parser.add_argument(
+        "--verbose", dest="verbose_all", action="store_true",
+        help="show the libraries' warnings, debug logging, and the traceback of an "
+        "unexpected error",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         module = importlib.import_module(name)
@@ -34,15 +44,92 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    try:
+        return metadata.version("tablectl")
+    except metadata.PackageNotFoundError:
+        return "(not installed)"
+
+
+def _quiet_libraries() -> None:
+    """Warnings of the libraries (gpiozero's pin factory fallbacks, numpy, OpenCV's
+    own log) are for --verbose: each command says what went wrong in its words."""
+    warnings.simplefilter("ignore")
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    func = getattr(args, "func", None)
-    if func is None:
-        parser.print_help()
-        return 2
-    result: int = func(args)
-    return result
+    """Run one command. Whatever happens, a user sees one line about it, never a
+    traceback (unless --verbose): exit status 2 for a usage error, 1 for a failure."""
+    verbose = "--verbose" in (sys.argv[1:] if argv is None else argv)
+    command = "tablectl"
+    try:
+        if not verbose:
+            _quiet_libraries()
+        parser = build_parser()
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # said by the command's own parser, with its usage
+            _parser_of(parser, _command_words(args)).error(
+                f"unrecognized arguments: {' '.join(extra)}")
+        if args.verbose_all and hasattr(args, "verbose"):
+            args.verbose = True  # `run` and others with their own -v
+        command = " ".join(["tablectl", *_command_words(args)])
+        func = getattr(args, "func", None)
+        if func is None:
+            parser.print_help()
+            return 2
+        result: int = func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return result
+    except KeyboardInterrupt:
+        _say(f"{command}: interrupted")
+        return 1
+    except BrokenPipeError:
+        # The reader went away (`| head`): nothing more can be written there.
+        _drop_stdout()
+        _say(f"{command}: the output was closed before everything was written")
+        return 1
+    except Exception as error:
+        if verbose:
+            traceback.print_exc()
+        _say(f"{command}: unexpected error: {type(error).__name__}: {error}"
+             + ("" if verbose else " (--verbose shows where)"))
+        return 1
+
+
+def _command_words(args: argparse.Namespace) -> list[str]:
+    words = []
+    for key, value in vars(args).items():
+        if key == "command" or (key.endswith("_command") and isinstance(value, str)):
+            words.append(value)
+    return [word for word in words if word]
+
+
+def _parser_of(parser: argparse.ArgumentParser, words: list[str]) -> argparse.ArgumentParser:
+    """The parser of the command `words` names (`journal`, `export`)."""
+    for word in words:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction) and word in action.choices:
+                parser = action.choices[word]
+                break
+    return parser
+
+
+def _say(line: str) -> None:
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass  # stderr is gone too
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so the flush at exit does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

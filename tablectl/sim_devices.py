@@ -260,7 +260,9 @@ class _Devices:
                             self.shoe.counters.gate_stops))
         except BaseException as error:  # reported by the daemon's side; the table stops
             if not self._stop.is_set():
-                log.exception("the virtual dealer stopped")
+                # One line (a DealerError says what he could not do); the traceback at debug level.
+                log.error("the virtual dealer stopped: %s", error)
+                log.debug("where the virtual dealer stopped", exc_info=True)
                 try:
                     self.sender.send(Failed(str(error) or type(error).__name__))
                 except OSError:

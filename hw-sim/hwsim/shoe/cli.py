@@ -120,14 +120,14 @@ def run_shoe(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, previous)
         return 1
     kind = "text scanner" if args.text else "ShoeLink shoe"
-    print(device.path, flush=True)
     driver = " --driver text" if args.text else ""
-    print(f"virtual {kind} with {len(cards)} cards on {device.path} "
-          f"(pty {device.device_name}); read it with:\n"
-          f"  tablectl shoe monitor --port {device.path}{driver}\n"
-          "Ctrl-C stops it.", file=sys.stderr, flush=True)
     deadline = None if args.seconds is None else time.monotonic() + args.seconds
-    try:
+    try:  # from the first line printed: a Ctrl-C as soon as the path is read stops cleanly
+        print(device.path, flush=True)
+        print(f"virtual {kind} with {len(cards)} cards on {device.path} "
+              f"(pty {device.device_name}); read it with:\n"
+              f"  tablectl shoe monitor --port {device.path}{driver}\n"
+              "Ctrl-C stops it.", file=sys.stderr, flush=True)
         while not stop.is_set():
             if deadline is not None and time.monotonic() >= deadline:
                 break
