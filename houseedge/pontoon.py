@@ -177,6 +177,7 @@ class PontoonAnalysis:
     later: dict[State, str] = field(default_factory=dict)
 
 
+@lru_cache(maxsize=8)
 def analyse_banker_game(rules: Rules) -> PontoonAnalysis:
     """The punter's expectation per unit of first stake against the banker rule."""
     counts = shoe_of(rules).counts()
