@@ -140,7 +140,7 @@ def _journal_path(args: argparse.Namespace) -> tuple[Path, str]:
 
     daemon, simulated = Path(DEFAULT_JOURNAL), Path(DEFAULT_SIM_JOURNAL)
     if not daemon.exists() and simulated.exists():
-        return simulated, "the simulated table's journal (no daemon journal here)"
+        return simulated, f"the simulated table's journal: no {daemon} here"
     if daemon.exists() and simulated.exists():
         return daemon, (f"the daemon's journal; the simulated table's is {simulated}, "
                         "read with --journal")
