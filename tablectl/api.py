@@ -166,7 +166,7 @@ class ApiServer:
                 error.status, error.reason)
             self.refusals.note(error.status, _who(request), message)
             return error_answer(error.status, message)
-        except (asyncio.CancelledError, ConnectionResetError):
+        except (asyncio.CancelledError, ConnectionError):  # the caller hung up: not a fault
             raise
         except Exception:
             log.exception("the API failed on %s %s", request.method, request.path)

@@ -275,3 +275,21 @@ def test_a_refused_call_is_not_a_duplicate_when_sent_again(api: Api) -> None:
     assert first[0] == again[0] == 422
     assert again[1]["duplicate"] is False and again[1]["error"] == first[1]["error"]
     assert api.stored_events() == []
+
+
+@pytest.mark.parametrize("hang_up", [BrokenPipeError, ConnectionResetError,
+                                     ConnectionAbortedError])
+def test_a_caller_that_hangs_up_is_not_logged_as_an_api_fault(
+        hang_up: type[ConnectionError], caplog: pytest.LogCaptureFixture) -> None:
+    import asyncio
+    from types import SimpleNamespace
+
+    from tablectl.api import ApiServer
+
+    async def handler(request: object) -> object:
+        raise hang_up("the caller is gone")
+
+    request = SimpleNamespace(method="GET", path="/state")
+    with pytest.raises(hang_up):
+        asyncio.run(ApiServer._errors(SimpleNamespace(), request, handler))  # type: ignore[arg-type]
+    assert not [r for r in caplog.records if r.exc_info], caplog.text
