@@ -92,7 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:
         if verbose:
             traceback.print_exc()
-        _say(f"{command}: unexpected error: {type(error).__name__}: {error}"
+        detail = " ".join(str(error).split())  # one line, whatever the library wrote
+        _say(f"{command}: unexpected error: {type(error).__name__}: {detail}"
              + ("" if verbose else " (--verbose shows where)"))
         return 1
 

@@ -122,6 +122,20 @@ def test_missing_and_junk_arguments_give_a_message_and_a_status(
         assert len(message_lines(err)) == 1, err
 
 
+def test_an_unexpected_error_is_one_line(monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import tablectl.commands.rules as rules
+
+    def broken(name: str) -> None:
+        raise RuntimeError("a library's message\nover two lines\n")
+
+    monkeypatch.setattr(rules, "load_profile", broken)
+    code, _, err = outcome(capsys, ["profiles", "show", "casinos-austria"])
+    assert code == 1 and err.splitlines() == [
+        "tablectl profiles show: unexpected error: RuntimeError: a library's message over "
+        "two lines (--verbose shows where)"]
+
+
 def test_version() -> None:
     result = subprocess.run([sys.executable, "-m", "tablectl", "--version"],
                             capture_output=True, text=True, timeout=60)
