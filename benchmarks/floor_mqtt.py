@@ -1,0 +1,352 @@
+"""The floor on one Mosquitto: many tables publishing, one floor storing.
+
+Tables here are journals written by worker processes (5 tables a process), each
+replaying the rounds of a real simulated session (`tablectl run --sim`) into its
+own journal, one commit a round, with the real publisher (tablectl/mqtt) woken
+after each commit; the floor (tablectl/mqtt/floor.py) runs in this process with
+its SQLite store. Prints:
+
+- live: messages/s through broker and floor, and publish-to-floor latency (from
+  the publisher's `sent` to the floor's commit) p50/p99, at a steady rate and
+  flat out;
+- outage: the tables write on while the broker is stopped for --outage seconds;
+  then how fast the backlog drains into the floor (all tables, and one alone);
+- kills: --kills SIGKILLs of the broker while tables publish; lost and duplicated
+  events in the floor's store against the journals;
+- round rate of `tablectl run --sim` with the broker down against MQTT off.
+
+Targets: 0 lost and 0 duplicated over 20 kills; p99 <= 50 ms with 50 tables;
+drain >= 5,000 events/s; round rate with the broker down within 5% of MQTT off.
+
+    .venv/bin/python benchmarks/floor_mqtt.py [--tables 50] [--outage 60] [--kills 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import multiprocessing
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from multiprocessing.synchronize import Event as EventType
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from table.journal import Journal  # noqa: E402
+from tablectl.mqtt.floor import Floor  # noqa: E402
+from tablectl.mqtt.floor_store import FloorStore  # noqa: E402
+from tablectl.mqtt.publisher import Publisher  # noqa: E402
+from tablectl.mqtt.settings import from_options, parse_url  # noqa: E402
+from tests.tablectl.mqtt.broker import Mosquitto  # noqa: E402
+
+Round = tuple[list[tuple[dict[str, Any], str, str | None]], dict[str, Any]]
+TABLES_PER_WORKER = 5
+
+
+def session(folder: Path, rounds: int) -> list[Round]:
+    """The rounds of a real simulated session: each round's events and result."""
+    path = folder / "session.sqlite"
+    subprocess.run([sys.executable, "-m", "tablectl", "run", "--sim", "--rounds", str(rounds),
+                    "--journal", str(path), "--view", "rounds", "--api-port", "off",
+                    "--faults", "none"], check=True, capture_output=True)
+    journal = Journal(path, read_only=True)
+    played = [([(e.event, e.source, e.source_ref) for e in journal.round_events(r.round_no)],
+               r.result) for r in journal.rounds()]
+    journal.close()
+    return played
+
+
+def play(table: str, path: Path, rounds: list[Round], url: str, rate: float | None,
+         go: EventType, stop: EventType, publish: bool) -> None:
+    """One table: a round a commit, at `rate` events/s (None: flat out), until `stop`."""
+    journal = Journal(path, profile="casinos-austria")
+    publisher = Publisher(from_options(url, table), path) if publish else None
+    if publisher is not None:
+        publisher.start()
+    go.wait()
+    started, written, number = time.monotonic(), 0, len(journal.rounds())
+    while not stop.is_set():
+        events, result = rounds[number % len(rounds)]
+        number += 1
+        for event, source, ref in events:
+            journal.append(event, source, None if ref is None else f"{number}:{ref}")
+        journal.record_round(number, {**result, "round": number})
+        journal.commit()
+        if publisher is not None:
+            publisher.wake()
+        written += len(events)
+        if rate is not None:
+            ahead = written / rate - (time.monotonic() - started)
+            if ahead > 0:
+                stop.wait(ahead)
+    if publisher is not None:
+        publisher.stop(linger_s=5.0)
+    journal.close()
+
+
+def quiet() -> None:
+    """The broker goes away on purpose here: its warnings are not news."""
+    logging.getLogger("tablectl.mqtt").setLevel(logging.ERROR)
+
+
+def worker(tables: list[str], folder: str, rounds: list[Round], url: str, rate: float | None,
+           go: EventType, stop: EventType, publish: bool) -> None:
+    quiet()
+    threads = [threading.Thread(target=play, args=(t, Path(folder) / f"{t}.sqlite", rounds,
+                                                   url, rate, go, stop, publish))
+               for t in tables]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+class Fleet:
+    """Tables in worker processes."""
+
+    def __init__(self, names: list[str], folder: Path, rounds: list[Round], url: str,
+                 rate: float | None, publish: bool = True) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.go, self.stop = context.Event(), context.Event()
+        self.processes = [
+            context.Process(target=worker, args=(names[i:i + TABLES_PER_WORKER], str(folder),
+                                                 rounds, url, rate, self.go, self.stop,
+                                                 publish))
+            for i in range(0, len(names), TABLES_PER_WORKER)]
+        for process in self.processes:
+            process.start()
+        self.names, self.folder = names, folder
+
+    def run(self, seconds: float) -> None:
+        self.go.set()
+        time.sleep(seconds)  # the benchmark's own duration, not a wait for another thread
+        self.stop.set()
+        for process in self.processes:
+            process.join(120)
+
+    def journal_events(self) -> int:
+        total = 0
+        for name in self.names:
+            journal = Journal(self.folder / f"{name}.sqlite", read_only=True)
+            total += journal.last_committed_seq
+            journal.close()
+        return total
+
+
+def wait_until(condition: Any, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def live(folder: Path, broker: Mosquitto, rounds: list[Round], tables: int,
+         rate: float | None, seconds: float) -> None:
+    store = FloorStore(folder / "floor.sqlite")
+    floor = Floor(parse_url(broker.url), store, client_id=f"floor-{folder.name}", measure=True)
+    floor.start()
+    names = [f"bj-{n:03d}" for n in range(1, tables + 1)]
+    fleet = Fleet(names, folder, rounds, broker.url, rate)
+    started = time.monotonic()
+    fleet.run(seconds)
+    total = fleet.journal_events()
+    done = wait_until(lambda: floor.stored_events >= total, 120)
+    elapsed = time.monotonic() - started
+    latencies = floor.latencies or []
+    label = "flat out" if rate is None else f"{rate:.0f} events/s a table"
+    print(f"live, {tables} tables, {label}: {total} events in {elapsed:.1f} s, "
+          f"{floor.stored_events / elapsed:,.0f} events/s into the floor "
+          f"({'all' if done else 'NOT all'} stored); publish-to-floor p50 "
+          f"{percentile(latencies, 0.5) * 1000:.1f} ms, p99 "
+          f"{percentile(latencies, 0.99) * 1000:.1f} ms")
+    floor.stop()
+    store.close()
+
+
+def outage(folder: Path, broker: Mosquitto, rounds: list[Round], tables: int, rate: float,
+           seconds: float) -> None:
+    store = FloorStore(folder / "floor.sqlite")
+    floor = Floor(parse_url(broker.url), store, client_id=f"floor-{folder.name}")
+    floor.start()
+    broker.stop()
+    names = [f"bj-{n:03d}" for n in range(1, tables + 1)]
+    fleet = Fleet(names, folder, rounds, broker.url, rate)
+    fleet.run(seconds)  # the tables write on while the broker is away; then they stop
+    total = fleet.journal_events()
+    # Each table's backlog drains when its publisher starts again (its next start).
+    broker.start()
+    journals = [Journal(folder / f"{n}.sqlite") for n in names]
+    publishers = [Publisher(from_options(broker.url, n), j.path)
+                  for n, j in zip(names, journals, strict=True)]
+    started = time.monotonic()
+    for publisher in publishers:
+        publisher.start()
+    done = wait_until(lambda: floor.stored_events >= total, 300)
+    elapsed = time.monotonic() - started
+    print(f"outage of {seconds:.0f} s, {tables} tables at {rate:.0f} events/s each: "
+          f"{total} events waited in the journals; drained into the floor in "
+          f"{elapsed:.1f} s, {total / elapsed:,.0f} events/s"
+          + ("" if done else " (NOT all stored)"))
+    for publisher in publishers:
+        publisher.stop()
+    for journal in journals:
+        journal.close()
+    floor.stop()
+    store.close()
+
+
+def one_table_drain(folder: Path, broker: Mosquitto, rounds: list[Round], events: int) -> None:
+    journal = Journal(folder / "alone.sqlite", profile="casinos-austria")
+    number = 0
+    while journal.last_committed_seq < events:
+        round_events, result = rounds[number % len(rounds)]
+        number += 1
+        for event, source, ref in round_events:
+            journal.append(event, source, None if ref is None else f"{number}:{ref}")
+        journal.record_round(number, {**result, "round": number})
+        journal.commit()
+    total = journal.last_committed_seq
+    store = FloorStore(folder / "floor-alone.sqlite")
+    floor = Floor(parse_url(broker.url), store, client_id="floor-alone")
+    floor.start()
+    publisher = Publisher(from_options(broker.url, "alone"), journal.path)
+    started = time.monotonic()
+    publisher.start()
+    acked = wait_until(lambda: publisher.mark.events >= total, 300)
+    to_broker = time.monotonic() - started
+    stored = wait_until(lambda: floor.stored_events >= total, 300)
+    to_floor = time.monotonic() - started
+    print(f"one table's outbox of {total} events: acknowledged by the broker in "
+          f"{to_broker:.1f} s ({total / to_broker:,.0f} events/s), in the floor in "
+          f"{to_floor:.1f} s ({total / to_floor:,.0f} events/s)"
+          + ("" if acked and stored else " (NOT all)"))
+    publisher.stop()
+    journal.close()
+    floor.stop()
+    store.close()
+
+
+def kills(folder: Path, broker: Mosquitto, rounds: list[Round], tables: int, rate: float,
+          count: int) -> None:
+    store = FloorStore(folder / "floor.sqlite")
+    floor = Floor(parse_url(broker.url), store, client_id=f"floor-{folder.name}")
+    floor.start()
+    names = [f"bj-{n:03d}" for n in range(1, tables + 1)]
+    fleet = Fleet(names, folder, rounds, broker.url, rate)
+    fleet.go.set()
+    for _ in range(count):
+        time.sleep(0.5)  # the tables publish for a while between two kills
+        broker.kill()
+        broker.start()
+    fleet.stop.set()
+    for process in fleet.processes:
+        process.join(120)
+    # What was not acknowledged when a table stopped goes out at its next start.
+    journals = [Journal(folder / f"{n}.sqlite") for n in names]
+    publishers = [Publisher(from_options(broker.url, n), j.path)
+                  for n, j in zip(names, journals, strict=True)]
+    for publisher in publishers:
+        publisher.start()
+    total = sum(j.last_committed_seq for j in journals)
+    wait_until(lambda: floor.stored_events >= total, 120)
+    time.sleep(1.0)  # late repeats, to count them too
+    lost = duplicated = 0
+    for name, journal in zip(names, journals, strict=True):
+        expected = {e.seq: e.event for e in journal.events()}
+        rows = store.db.execute("SELECT seq, event FROM events WHERE table_id = ?",
+                                (name,)).fetchall()
+        seqs = [seq for seq, _ in rows]
+        duplicated += len(seqs) - len(set(seqs))
+        lost += len(set(expected) - set(seqs))
+    print(f"{count} broker kills, {tables} tables at {rate:.0f} events/s each: {total} "
+          f"events, {lost} lost, {duplicated} duplicated in the floor's store "
+          f"({floor.duplicates} repeats received and ignored)")
+    for publisher in publishers:
+        publisher.stop()
+    for journal in journals:
+        journal.close()
+    floor.stop()
+    store.close()
+
+
+def round_rate(folder: Path, rounds: int, repeats: int) -> None:
+    """`tablectl run --sim` flat out: MQTT off, and publishing to a broker that is down."""
+    from tests.tablectl.mqtt.broker import free_port
+
+    dead = f"mqtt://127.0.0.1:{free_port()}"
+    rates: dict[str, list[float]] = {"off": [], "down": []}
+    for attempt in range(repeats):
+        for mode in ("off", "down"):
+            path = folder / f"rate-{mode}-{attempt}.sqlite"
+            extra = ["--mqtt", dead, "--table", "bj-1"] if mode == "down" else []
+            subprocess.run([sys.executable, "-m", "tablectl", "run", "--sim", "--rounds",
+                            str(rounds), "--journal", str(path), "--view", "rounds",
+                            "--api-port", "off", "--faults", "none", *extra],
+                           check=True, capture_output=True)
+            journal = Journal(path, read_only=True)
+            times = journal.event_times(1, journal.last_committed_seq)
+            journal.close()
+            rates[mode].append(rounds / (max(times.values()) - min(times.values())))
+    off, down = statistics.median(rates["off"]), statistics.median(rates["down"])
+    print(f"round rate, {rounds} rounds x {repeats}: MQTT off {off:.0f} rounds/s, broker "
+          f"down {down:.0f} rounds/s ({(down / off - 1) * 100:+.1f}%)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--rate", type=float, default=40.0, help="events/s a table, steady")
+    parser.add_argument("--seconds", type=float, default=20.0, help="each live run")
+    parser.add_argument("--outage", type=float, default=60.0)
+    parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument("--only", help="live,flat,outage,alone,kills,rate (default all)")
+    args = parser.parse_args()
+    quiet()
+    parts = set((args.only or "live,flat,outage,alone,kills,rate").split(","))
+    print(f"{os.cpu_count()} cores; mosquitto on loopback; SQLite journals and floor store "
+          "in a temporary folder")
+    with tempfile.TemporaryDirectory(prefix="floor-bench-") as temp:
+        root = Path(temp)
+        rounds = session(root, 200)
+        for name in ("live", "flat", "outage", "alone", "kills"):
+            if name not in parts:
+                continue
+            folder = root / name
+            folder.mkdir()
+            broker = Mosquitto(folder)
+            broker.start()
+            try:
+                if name == "live":
+                    live(folder, broker, rounds, args.tables, args.rate, args.seconds)
+                elif name == "flat":
+                    live(folder, broker, rounds, args.tables, None, args.seconds / 2)
+                elif name == "outage":
+                    outage(folder, broker, rounds, args.tables, args.rate, args.outage)
+                elif name == "alone":
+                    one_table_drain(folder, broker, rounds, 50_000)
+                else:
+                    kills(folder, broker, rounds, 10, args.rate * 5, args.kills)
+            finally:
+                broker.stop()
+        if "rate" in parts:
+            (root / "rate").mkdir()
+            round_rate(root / "rate", 300, 3)
+
+
+if __name__ == "__main__":
+    main()
