@@ -41,6 +41,7 @@ STATE_EVERY_S = 0.25  # the retained state at most this often while it changes
 HEARTBEAT_S = 5.0  # and at least this often
 MARK_EVERY_S = 0.5
 CHUNK = 500  # events read from the journal at a time
+ID_CHECK_S = 0.3  # how long a new connection waits for a retained status of the same id
 
 
 class PublisherError(Exception):
@@ -100,6 +101,8 @@ class Publisher:
         self._state_at = 0.0
         self._fresh = False
         self._down_logged = False
+        self._check_until: float | None = None  # publishing waits for the id check
+        self._other: str | None = None  # the origin of another table online with this id
         self.sent = 0  # messages handed to paho (for the benchmark)
 
     # -- life -------------------------------------------------------------------------
@@ -158,18 +161,17 @@ class Publisher:
             return
         self.error = None
         self._down_logged = False
-        log.info("publishing table %s to %s", self.table, self.broker.address)
-        client.subscribe(topics.topic(self.table, "resend"),
-                         options=SubscribeOptions(qos=1, noLocal=True))
-        client.publish(topics.topic(self.table, "status"), self._status("online"),
-                       qos=1, retain=True)
-        self._fresh = True
-        self.connected.set()
+        # Is this table id online from another journal? The broker hands over the
+        # retained status at once; publishing starts when none says so (`_cycle`).
+        client.subscribe([(topics.topic(self.table, kind), SubscribeOptions(
+            qos=1, noLocal=True)) for kind in ("resend", "status")])
+        self._check_until = time.monotonic() + ID_CHECK_S
         self._wake.set()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any,
                        reason_code: Any, properties: Any) -> None:
         self.connected.clear()
+        self._check_until = None
         if not self._stopping.is_set() and not self._down_logged:
             self._down_logged = True
             log.warning("the broker %s is gone (%s); the table goes on and its events wait "
@@ -183,6 +185,16 @@ class Publisher:
 
     def _on_message(self, client: mqtt.Client, userdata: Any,
                     message: mqtt.MQTTMessage) -> None:
+        if message.topic.endswith("/status"):
+            try:
+                doc = json.loads(message.payload)
+                if (isinstance(doc, dict) and doc.get("status") == "online"
+                        and doc.get("origin") != self.origin):
+                    self._other = str(doc.get("origin"))
+            except ValueError:
+                pass
+            self._wake.set()
+            return
         try:
             doc = json.loads(message.payload)
             if not isinstance(doc, dict) or doc.get("v") != topics.VERSION:
@@ -205,7 +217,7 @@ class Publisher:
 
     def _run(self) -> None:
         while not self._stopping.is_set():
-            self._wake.wait(self.poll_s)
+            self._wake.wait(self.poll_s if self._check_until is None else 0.05)
             self._wake.clear()
             try:
                 self._cycle()
@@ -213,8 +225,31 @@ class Publisher:
                 log.warning("publishing table %s: %s", self.table, error)
                 self._stopping.wait(1.0)
 
+    def _go_online(self) -> None:
+        """After the id check: publish, or say that another table has this id."""
+        if self._check_until is None or not self.client.is_connected():
+            return
+        if self._other is None and time.monotonic() < self._check_until:
+            return
+        self._check_until = None
+        if self._other is not None:
+            message = (f"table id {self.table!r} is online on {self.broker.address} from "
+                       f"another journal ({self._other[:8]}; this one is "
+                       f"{self.origin[:8]}): nothing is published; give each table its "
+                       "own --table id ([mqtt] table) and restart")
+            if message != self.error:
+                log.error("%s", message)
+            self.error = message
+            return
+        log.info("publishing table %s to %s", self.table, self.broker.address)
+        self.client.publish(topics.topic(self.table, "status"), self._status("online"),
+                            qos=1, retain=True)
+        self._fresh = True
+        self.connected.set()
+
     def _cycle(self) -> None:
         self._take_acks()
+        self._go_online()
         if self.connected.is_set():
             self._serve_resends()
             while self._drain() and not self._stopping.is_set():

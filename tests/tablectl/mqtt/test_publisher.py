@@ -142,3 +142,35 @@ def test_the_seq_key_is_packed_as_paho_packs_a_user_property() -> None:
         properties = Properties(PacketTypes.PUBLISH)
         properties.UserProperty = ("seq", str(seq))
         assert _seq_property(seq).pack() == properties.pack()
+
+
+def test_a_second_table_with_the_same_id_publishes_nothing(
+        broker: Mosquitto, tmp_path: Path) -> None:
+    first_journal = make_journal(tmp_path / "first.sqlite", 1)
+    second_journal = make_journal(tmp_path / "second.sqlite", 2)
+    first = Publisher(from_options(broker.url, "bj-9"), first_journal.path)
+    first.start()
+    wait_for(lambda: first.mark.events == 4, "the first table's events")
+    watcher = Watcher(broker.port)
+    second = Publisher(from_options(broker.url, "bj-9"), second_journal.path)
+    second.start()
+    try:
+        wait_for(lambda: second.error is not None, "the second table's refusal")
+        assert "is online" in second.error and "own --table id" in second.error
+        add_rounds(first_journal, 1, first=2)
+        first.wake()
+        watcher.wait(lambda: len(watcher.docs("events")) == 4, "the first table's next round")
+        assert {d["origin"] for d in watcher.docs("events") + watcher.docs("state")
+                + watcher.docs("status")} == {first.origin}
+        assert second.mark.events == 0
+    finally:
+        second.stop()
+        first.stop()
+        watcher.close()
+    # What is retained is still the first table's.
+    late = Watcher(broker.port)
+    late.wait(lambda: late.docs("state"), "the retained state")
+    assert late.docs("state")[-1]["origin"] == first.origin
+    late.close()
+    first_journal.close()
+    second_journal.close()
