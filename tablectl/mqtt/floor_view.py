@@ -58,7 +58,7 @@ def render(tables: Sequence[TableInfo], house: dict[str, tuple[int, int]], *, no
         net, rounds = house.get(info.table, (0, 0))
         total += net
         flags = list(state.get("open_flags") or ())
-        missing = info.events.known - info.events.contiguous
+        missing = info.events.known - info.events.contiguous - len(info.events.above)
         notes = []
         if missing > 0:
             notes.append(f"{missing} event(s) missing, asked again")
