@@ -220,3 +220,23 @@ def test_the_users_command_adds_lists_and_removes(tmp_path: Path,
     monkeypatch.setattr("sys.stdin", io.StringIO("short\n"))
     assert main(["users", "--users", path, "add", "dan", "--role", "dealer",
                  "--password-stdin"]) == 2
+
+
+def test_a_session_expires_and_a_login_limit_passes(tmp_path: Path) -> None:
+    from tablectl.auth import LOGIN_WINDOW_S, SESSION_S
+
+    now = [1_000_000.0]
+    users = UsersFile(tmp_path / "users.json")
+    users.add_person("anna", "pit", PIT_PASSWORD)
+    auth = Authenticator(users, clock=lambda: now[0])
+    login = auth.login("anna", PIT_PASSWORD, ("user:anna",))
+    assert login is not None
+    cookie, principal = login
+    assert auth.by_session(cookie) == principal
+    now[0] += SESSION_S + 1
+    assert auth.by_session(cookie) is None
+    for _ in range(5):
+        assert auth.login("anna", "wrong", ("user:anna",)) is None
+    assert auth.login_blocked(("user:anna",)) > 0
+    now[0] += LOGIN_WINDOW_S + 1
+    assert auth.login_blocked(("user:anna",)) == 0
