@@ -19,8 +19,9 @@ def mock() -> Iterator[MockPanel]:
 
 def test_built_in_map_on_pwm_mock_pins(mock: MockPanel) -> None:
     assert isinstance(mock.factory.pin(4), MockPWMPin)
-    assert sorted(mock.pin_map.boxes) == [1, 2, 3, 4, 5]
-    assert mock.render() == "1:off 2:off 3:off 4:off 5:off | draw stand alarm shoe_fault"
+    assert sorted(mock.pin_map.boxes) == [1, 2, 3, 4, 5, 6, 7]
+    assert mock.render() == ("1:off 2:off 3:off 4:off 5:off 6:off 7:off | "
+                             "draw stand alarm shoe_fault")
 
 
 def test_colours_and_states_read_back_from_the_pins(mock: MockPanel) -> None:
@@ -44,14 +45,15 @@ def test_colours_and_states_read_back_from_the_pins(mock: MockPanel) -> None:
         False, True, False, True
     ]
     assert mock.render() == (
-        "1:bet 2:won 3:lost 4:push 5:blackjack | draw STAND alarm SHOE_FAULT"
+        "1:bet 2:won 3:lost 4:push 5:blackjack 6:off 7:off | draw STAND alarm SHOE_FAULT"
     )
 
 
 def test_a_blinking_box_renders_with_a_mark(mock: MockPanel) -> None:
     mock.panel.apply(LampPicture(draw=True).with_box(3, BoxLamp.TURN))
     assert mock.is_blinking(3) and not mock.is_blinking(2)
-    assert mock.render() == "1:off 2:off 3:turn~ 4:off 5:off | DRAW stand alarm shoe_fault"
+    assert mock.render() == ("1:off 2:off 3:turn~ 4:off 5:off 6:off 7:off | "
+                             "DRAW stand alarm shoe_fault")
     assert mock.box_colour(3) in ((1.0, 1.0, 1.0), (0.0, 0.0, 0.0))
 
 
@@ -82,12 +84,12 @@ def test_common_anode_and_single_led_boxes_read_back() -> None:
 def test_virtual_buttons_press_and_release(mock: MockPanel) -> None:
     heard: list[ButtonPress] = []
     mock.panel.on_button(heard.append)
-    mock.press("void")
-    assert mock.pin_level(20) == 0.0  # the default buttons pull up: pressed is low
-    mock.release("void")
-    assert [p.name for p in heard] == ["void"]
-    assert mock.panel.events.get_nowait().name == "void"
-    with pytest.raises(KeyError, match="no button named 'hit'; buttons: stand, double"):
+    mock.press("stand")
+    assert mock.pin_level(2) == 0.0  # the default buttons pull up: pressed is low
+    mock.release("stand")
+    assert [p.name for p in heard] == ["stand"]
+    assert mock.panel.events.get_nowait().name == "stand"
+    with pytest.raises(KeyError, match="no button named 'hit'; buttons: stand"):
         mock.press("hit")
 
 
