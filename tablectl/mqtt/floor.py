@@ -81,6 +81,10 @@ class TableInfo:
     rounds: Numbers = field(default_factory=Numbers)
     asked_at: float = 0.0
     problem: str | None = None  # a collision or refused message, for the view
+    # (events, rounds) stored without a gap, and since when: what is missing is asked
+    # for only once that stood still (a flood still on its way is not missing).
+    progress: tuple[int, int] = (0, 0)
+    progress_at: float = 0.0
 
 
 class Floor:
@@ -272,8 +276,15 @@ class Floor:
             return
         with self._lock:
             wanted = []
+            if self._queue.qsize() > BATCH:
+                return  # behind: what looks missing may be waiting in the queue
             for info in self.tables.values():
-                if now - info.asked_at < self.resend_after_s:
+                progress = (info.events.contiguous, info.rounds.contiguous)
+                if progress != info.progress:
+                    info.progress, info.progress_at = progress, now
+                    continue
+                if (now - info.progress_at < self.resend_after_s
+                        or now - info.asked_at < self.resend_after_s):
                     continue
                 events, rounds = info.events.missing(), info.rounds.missing()
                 if events or rounds:

@@ -8,6 +8,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from table.journal import Journal
 from tablectl.mqtt.floor import Numbers, open_floor
 from tablectl.mqtt.floor_store import FloorStore
@@ -175,3 +177,32 @@ def test_floor_store_refuses_a_file_that_is_not_one(tmp_path: Path) -> None:
         else:
             raise AssertionError("a journal was opened as the floor's store")
     assert (tmp_path / "j.sqlite").read_bytes() == before
+
+
+def test_missing_events_are_asked_for_only_once_the_flow_stands_still(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tablectl.mqtt.floor import Floor, TableInfo
+
+    store = FloorStore(tmp_path / "floor.sqlite")
+    floor = Floor(parse_url("mqtt://127.0.0.1:1"), store, resend_after_s=1.0)
+    asked: list[tuple[str, Any]] = []
+
+    def publish(topic: str, payload: bytes, qos: int = 0) -> None:
+        asked.append((topic, json.loads(payload)))
+
+    monkeypatch.setattr(floor.client, "publish", publish)
+    floor.connected.set()
+    info = TableInfo("bj-8", events=Numbers(10))
+    info.events.known = 100  # the table's state: 100 published
+    floor.tables["bj-8"] = info
+    floor._ask_for_missing(0.0)  # first seen
+    floor._ask_for_missing(0.5)
+    info.events.add(11)  # still arriving
+    floor._ask_for_missing(1.2)
+    floor._ask_for_missing(2.0)
+    assert asked == []
+    floor._ask_for_missing(2.3)  # no progress for a second: asked
+    assert asked == [("tablectl/v1/bj-8/resend", {"v": 1, "events": [12, 100]})]
+    floor._ask_for_missing(2.8)  # not again at once
+    assert len(asked) == 1
+    store.close()

@@ -156,7 +156,8 @@ def test_a_second_table_with_the_same_id_publishes_nothing(
     second.start()
     try:
         wait_for(lambda: second.error is not None, "the second table's refusal")
-        assert "is online" in second.error and "own --table id" in second.error
+        error = second.error or ""
+        assert "is online" in error and "own --table id" in error
         add_rounds(first_journal, 1, first=2)
         first.wake()
         watcher.wait(lambda: len(watcher.docs("events")) == 4, "the first table's next round")
