@@ -30,47 +30,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table.journal_file import (
+    APPLICATION_ID,
+    EVENT_TIMES,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    JournalDamaged,
+    JournalError,
+    check_contents,
+    check_file,
+    check_header,
+    meta_rows,
+    recover_if_unfinished,
+    sweep_unfinished,
+)
+from table.journal_file import create as create_file
 from table.ref_filter import RefFilter
 
-FORMAT_NAME = "tablectl-journal"
-FORMAT_VERSION = 1
-# PRAGMA application_id: "TBJL" as a big-endian 32-bit integer.
-APPLICATION_ID = 0x54424A4C
+__all__ = [
+    "APPLICATION_ID", "FORMAT_NAME", "FORMAT_VERSION", "AlreadyStored", "GroupCommitter",
+    "Journal", "JournalDamaged", "JournalError", "JournalEvent", "JournalFullError",
+    "RoundRecord", "SealedBatch", "export_scenario",
+]
+
 SCENARIO_FORMAT = "table-scenario/1"
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-_HEADER_SIZE = 100
-_USER_VERSION_OFFSET = 60
-_APPLICATION_ID_OFFSET = 68
 _BUSY_TIMEOUT_MS = 5000
 _PAGE_OF_EVENTS = 1000
-
-# When each event was appended (seconds since the epoch), for the audit trail. Kept
-# beside `events` so that the events' rows, their export and replay are unchanged; a
-# journal made before it gains the table when next opened for writing.
-_EVENT_TIMES = "CREATE TABLE IF NOT EXISTS event_times (seq INTEGER PRIMARY KEY, at REAL NOT NULL)"
-
-_SCHEMA = (
-    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE events ("
-    " seq INTEGER PRIMARY KEY,"
-    " source TEXT NOT NULL,"
-    " source_ref TEXT,"
-    " event TEXT NOT NULL,"
-    " UNIQUE (source, source_ref))",
-    "CREATE TABLE rounds ("
-    " round_no INTEGER PRIMARY KEY,"
-    " start_seq INTEGER NOT NULL,"
-    " end_seq INTEGER NOT NULL,"
-    " status TEXT NOT NULL,"
-    " flags TEXT NOT NULL,"
-    " result TEXT NOT NULL)",
-    _EVENT_TIMES,
-)
-
-
-class JournalError(Exception):
-    """The journal cannot be opened or cannot store; the message says what to do."""
 
 
 class JournalFullError(JournalError):
@@ -170,10 +156,15 @@ class Journal:
         if read_only:
             self._open_read_only()
             return
-        exists = self.path.exists() and self.path.stat().st_size > 0
+        exists = self.path.exists()
         if exists:
-            _check_header(self.path)
-            _check_contents_read_only(self.path)
+            sweep_unfinished(self.path)
+            if recover_if_unfinished(self.path):
+                # An empty leftover of a creation killed halfway: it holds nothing.
+                exists = False
+            else:
+                check_header(self.path)
+                check_file(self.path)
         elif not create:
             raise JournalError(f"{self.path}: no journal there; give the path of a journal file")
         elif not self.path.parent.is_dir():
@@ -181,6 +172,10 @@ class Journal:
                 f"{self.path}: the folder {self.path.parent} does not exist; create it or "
                 "choose another journal path"
             )
+        else:
+            sweep_unfinished(self.path)
+        if not exists:
+            create_file(self.path, meta_rows(profile, rules))
         try:
             self._db = sqlite3.connect(
                 self.path,
@@ -191,10 +186,8 @@ class Journal:
         except sqlite3.Error as error:
             raise JournalError(f"{self.path}: cannot open the journal ({error})") from error
         try:
-            if not exists:
-                self._create(profile, rules)
             self._configure()
-            self._db.execute(_EVENT_TIMES)
+            self._db.execute(EVENT_TIMES)
             self._meta = self._read_meta()
             stored_profile = self._meta.get("profile")
             if exists and profile is not None and stored_profile not in (None, profile):
@@ -233,8 +226,7 @@ class Journal:
             raise JournalError(f"{path} is not a file; give the path of a journal file")
         if path.stat().st_size == 0:
             raise JournalError(f"{path} is empty, not a tablectl journal")
-        _check_header(path)
-        _check_contents_read_only(path)
+        check_header(path)
         # mode=ro never writes the database file. While a writer has the file
         # open its -wal file exists, and the reader goes through the WAL (and
         # its -shm index) to see every commit. Without a -wal file no writer
@@ -255,12 +247,16 @@ class Journal:
         except sqlite3.Error as error:
             raise JournalError(f"{path}: cannot open the journal ({error})") from error
         try:
+            check_contents(path, self._db, quick_check=False)
             self._meta = self._read_meta()
             self._last_committed = self._max_seq()
             self._last_round = self._max_round()
         except sqlite3.Error as error:
             self._db.close()
-            raise JournalError(f"{path}: cannot read the journal ({error})") from error
+            raise JournalDamaged(path, f"SQLite cannot read it ({error})") from error
+        except JournalError:
+            self._db.close()
+            raise
 
     def _refuse_if_read_only(self) -> None:
         if self.read_only:
@@ -269,30 +265,6 @@ class Journal:
             )
 
     # -- creation and checks ---------------------------------------------------
-
-    def _create(self, profile: str | None, rules: Mapping[str, Any] | None) -> None:
-        # Header fields and schema in one rollback-journal transaction, before
-        # WAL is switched on: the file's header is right from its first commit,
-        # so a later open can check it without SQLite.
-        meta = {
-            "format": FORMAT_NAME,
-            "version": str(FORMAT_VERSION),
-            "rules": json.dumps(dict(rules or {}), sort_keys=True),
-        }
-        if profile is not None:
-            meta["profile"] = profile
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            db.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
-            for statement in _SCHEMA:
-                db.execute(statement)
-            db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
 
     def _configure(self) -> None:
         self._db.execute("PRAGMA journal_mode = WAL")
@@ -858,65 +830,6 @@ def _event_text(event: Mapping[str, Any]) -> str:
         return _EVENT_ENCODER.encode(dict(event))
     except (TypeError, ValueError) as error:
         raise ValueError(f"the event {event!r} cannot be stored as JSON: {error}") from error
-
-
-def _check_header(path: Path) -> None:
-    """Refuse a file that is not a journal of a version this code reads, unopened."""
-    try:
-        with path.open("rb") as file:
-            header = file.read(_HEADER_SIZE)
-    except OSError as error:
-        raise JournalError(f"{path}: cannot read the journal: {error.strerror}") from error
-    if not header.startswith(_SQLITE_MAGIC) or len(header) < _HEADER_SIZE:
-        raise JournalError(
-            f"{path} is not a tablectl journal (not an SQLite file); it was left untouched. "
-            "Give the path of a journal, or a new file name to start one"
-        )
-    app_id = int.from_bytes(header[_APPLICATION_ID_OFFSET:_APPLICATION_ID_OFFSET + 4], "big")
-    version = int.from_bytes(header[_USER_VERSION_OFFSET:_USER_VERSION_OFFSET + 4], "big")
-    if app_id != APPLICATION_ID:
-        raise JournalError(
-            f"{path} is an SQLite file of another application (application_id "
-            f"{app_id:#x}), not a tablectl journal; it was left untouched. Give the path "
-            "of a journal, or a new file name to start one"
-        )
-    if version > FORMAT_VERSION:
-        raise JournalError(
-            f"{path} is a journal of format version {version}, newer than this tablectl "
-            f"reads ({FORMAT_VERSION}); it was left untouched. Update tablectl to use it"
-        )
-
-
-def _check_contents_read_only(path: Path) -> None:
-    """Open the file read-only and check its meta rows, so a damaged file is never written."""
-    # immutable: no locks and no -wal/-shm files are made. The meta rows and the
-    # schema are written before WAL is switched on, so the main file has them.
-    uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
-    try:
-        db = sqlite3.connect(uri, uri=True, timeout=_BUSY_TIMEOUT_MS / 1000)
-    except sqlite3.Error as error:
-        raise JournalError(f"{path}: cannot open the journal ({error})") from error
-    try:
-        rows = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
-    except sqlite3.Error as error:
-        raise JournalError(
-            f"{path} is damaged or not a tablectl journal ({error}); it was left untouched. "
-            "Keep it for inspection and start a new journal file"
-        ) from error
-    finally:
-        db.close()
-    if rows.get("format") != FORMAT_NAME or not {"events", "rounds"} <= tables:
-        raise JournalError(
-            f"{path} is not a tablectl journal (its meta table says format "
-            f"{rows.get('format')!r}); it was left untouched. Start a new journal file"
-        )
-    version = rows.get("version", "")
-    if not version.isdigit() or int(version) > FORMAT_VERSION:
-        raise JournalError(
-            f"{path} is a journal of format version {version!r}, newer than this tablectl "
-            f"reads ({FORMAT_VERSION}); it was left untouched. Update tablectl to use it"
-        )
 
 
 def _configure(db: sqlite3.Connection) -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from table.journal import Journal, JournalError, JournalEvent, export_scenario
+from tablectl.commands import journal_repair
 
 EXPORT_FORMATS = ("json", "jsonl")
 
@@ -87,6 +88,8 @@ def register(subparsers: Any) -> None:
         "-o", "--output", type=Path, metavar="FILE", help="write to FILE (default: stdout)"
     )
     export.set_defaults(func=_run(_export))
+
+    journal_repair.register(commands, _journal_options, _run, _journal_path)
 
 
 def _journal_options(parser: argparse.ArgumentParser) -> None:

@@ -196,9 +196,13 @@ def test_a_damaged_journal_is_refused_untouched(path: Path, tmp_path: Path) -> N
     data[page_size:] = b"\xa5" * (len(data) - page_size)  # keep only the header page
     path.write_bytes(bytes(data))
     before = files_in(tmp_path)
-    with pytest.raises(JournalError, match="damaged or not a tablectl journal.*untouched"):
+    with pytest.raises(JournalError, match="is damaged: .*left as it is") as refused:
         Journal(path)
     assert files_in(tmp_path) == before
+    message = str(refused.value)
+    assert str(path) in message
+    assert "tablectl journal check" in message and "tablectl journal salvage" in message
+    assert "start a new" not in message  # never advise abandoning the audit trail
 
 
 def test_a_journal_from_a_newer_version_is_refused_untouched(path: Path, tmp_path: Path) -> None:
