@@ -299,9 +299,9 @@ class SimulatedTable:
         except BaseException as error:  # a difference between the two tables
             if not self._stop.is_set():
                 self.error = error
-                # One line: the error says what differed; the traceback at debug level (-v).
-                log.error("the simulated table stopped: %s", error)
-                log.debug("where the simulated table stopped", exc_info=True)
+                # Said once, in one line, when the run ends (run_simulation); the
+                # traceback only at debug level (-v).
+                log.debug("the simulated table stopped: %s", error, exc_info=True)
         finally:
             self.stop()
 

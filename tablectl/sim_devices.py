@@ -260,9 +260,9 @@ class _Devices:
                             self.shoe.counters.gate_stops))
         except BaseException as error:  # reported by the daemon's side; the table stops
             if not self._stop.is_set():
-                # One line (a DealerError says what he could not do); the traceback at debug level.
-                log.error("the virtual dealer stopped: %s", error)
-                log.debug("where the virtual dealer stopped", exc_info=True)
+                # The daemon's side says it, in one line, when the run ends; the
+                # traceback only at debug level.
+                log.debug("the virtual dealer stopped: %s", error, exc_info=True)
                 try:
                     self.sender.send(Failed(str(error) or type(error).__name__))
                 except OSError:

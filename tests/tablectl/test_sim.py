@@ -5,6 +5,8 @@ a noisy shoe line, and the journal replays to every recorded result."""
 from __future__ import annotations
 
 import io
+import logging
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from table.profiles import list_profiles
 from tablectl.commands.run import DEFAULT_SIM_FAULTS
 from tablectl.daemon import DaemonError
 from tablectl.sim import SimOptions, SimulatedTable
+from tests.tablectl.helpers import wait_for
 from tests.tablectl.test_run_command import check_journal
 
 ROUNDS = 25
@@ -53,3 +56,29 @@ def test_a_journal_that_cannot_be_used_ends_the_devices_process_too(tmp_path: Pa
         sim.start()
     assert sim._devices is not None and not sim._devices.is_alive()
     assert journal.read_text() == "not a journal\n"
+
+
+def test_an_event_the_dealer_did_not_make_stops_the_table_in_one_line(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # A card posted through the API is not the virtual dealer's: his own table and the
+    # daemon's part ways, and the simulation stops saying how, without a traceback.
+    sim = SimulatedTable(SimOptions(journal=str(tmp_path / "journal.sqlite"), rounds=200,
+                                    seed=3, boxes=3, mistake_rate=0.0, live_view=False),
+                         out=io.StringIO())
+    sim.start()
+    assert sim.daemon is not None and sim.daemon.service is not None
+    service = sim.daemon.service
+
+    def post_a_card() -> None:
+        wait_for(lambda: service.table.rounds_played >= 2, "the second round", 60)
+        service.submit_and_wait({"card": "AS"}, "api")
+
+    poster = threading.Thread(target=post_a_card, daemon=True)
+    poster.start()
+    with caplog.at_level(logging.INFO):
+        sim.run()
+    poster.join(10)
+    assert sim.error is not None and "differ" in str(sim.error), sim.error
+    assert "\n" not in str(sim.error)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info], \
+        caplog.text
