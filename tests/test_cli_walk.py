@@ -19,6 +19,7 @@ import pytest
 
 from table.journal import Journal
 from tablectl.cli import build_parser, main
+from tests.tablectl.helpers import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "tests" / "cases" / "data"
@@ -243,3 +244,24 @@ def test_a_closed_output_ends_with_a_message(argv: list[str], tmp_path: Path) ->
     assert message_lines(err) == [
         f"tablectl {' '.join(argv[:2] if argv[0] == 'journal' else argv[:1])}: the output "
         "was closed before everything was written"], err
+
+
+def test_the_simulators_camera_stops_on_sigint_in_one_line(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hwsim", "camera", "scenes", "--out", str(tmp_path / "scenes"),
+         "--n", "100000"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    try:
+        # Started once its first scene is written.
+        wait_for(lambda: any((tmp_path / "scenes").glob("*")) or process.poll() is not None,
+                 "the first scene", 120)
+        assert process.poll() is None, process.communicate()
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert "Traceback" not in err, err
+    assert process.returncode == 1
+    assert message_lines(err)[-1] == "python -m hwsim camera: interrupted", err
