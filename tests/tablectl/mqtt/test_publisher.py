@@ -175,3 +175,18 @@ def test_a_second_table_with_the_same_id_publishes_nothing(
     late.close()
     first_journal.close()
     second_journal.close()
+
+
+def test_an_event_payload_is_what_json_makes_of_it() -> None:
+    import json as json_module
+
+    from tablectl.mqtt.topics import encode, event_payload
+
+    event = {"bet": {"box": 1, "amount": 10, "player": "Zoë \"7\""}}
+    for ref, at in (("1:12@3.5", 1795600005.023676), (None, None), ("ü\n", 3.0)):
+        made = event_payload("bj-1", "c0ffee", 17, "shoe", ref, json_module.dumps(
+            event, sort_keys=True, separators=(",", ":")), at, 1795600005.5)
+        expected = {"v": 1, "table": "bj-1", "origin": "c0ffee", "seq": 17, "source": "shoe",
+                    "source_ref": ref, "at": at, "sent": 1795600005.5, "event": event}
+        assert json_module.loads(made) == expected
+        assert made == encode(expected)
