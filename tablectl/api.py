@@ -352,6 +352,11 @@ def health_json(service: TableService,
     if fault is not None:
         answer.update(ok=False, status="failed", reason=f"the journal cannot store: {fault}")
         return HTTPStatus.SERVICE_UNAVAILABLE, answer
+    if not service.snapshot.shoe_online:
+        answer.update(ok=False, status="degraded", reason=(
+            f"the shoe is offline ({service.snapshot.shoe_note or 'no frame from it'}): no "
+            "card can be read until it speaks again; check its cable and power"))
+        return HTTPStatus.SERVICE_UNAVAILABLE, answer
     if cam is not None and cam.get("state") == "degraded":
         if cam.get("role") == "source":
             answer.update(ok=False, status="degraded", reason=(

@@ -25,7 +25,8 @@ def lamp_picture(
     - DRAW / STAND: the dealer's instruction: DRAW while the hand must take a card,
       STAND when it must stop, which in the casino games is when the round
       settles (it stays lit until the next round begins).
-    - the alarm: a misdeal or dealer error holds the round, or the journal cannot store.
+    - the alarm: a misdeal or dealer error holds the round, the journal cannot store,
+      or the shoe is offline (no card can be read).
     - the shoe-fault lamp: the shoe's link is down.
     """
     boxes = [BoxLamp.OFF] * BOX_COUNT
@@ -37,7 +38,7 @@ def lamp_picture(
         boxes=tuple(boxes),
         draw=due.dealer == "draw" and not due.halted,
         stand=(due.dealer == "stand" or view.phase == "settled") and not due.halted,
-        alarm=view.halted or journal_fault,
+        alarm=view.halted or journal_fault or not shoe_online,
         shoe_fault=not shoe_online,
     )
 

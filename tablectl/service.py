@@ -113,6 +113,8 @@ class Snapshot:
     journal_fault: str | None
     shoe_online: bool
     journal_seq: int
+    # Why the shoe is offline ("" while it is online).
+    shoe_note: str = ""
 
 
 @dataclass
@@ -393,7 +395,8 @@ class TableService:
         due, view = self.table.due(), self.table.view()
         with self._snapshot_lock:
             self.snapshot = Snapshot(due, view, self.journal_fault, self.status.shoe_online,
-                                     self.journal.last_committed_seq)
+                                     self.journal.last_committed_seq,
+                                     "" if self.status.shoe_online else self.status.shoe_note)
         for listener in self._listeners:
             try:
                 listener(self)

@@ -108,6 +108,10 @@ class ShoeLinkReader:
         self._highest_seen: int | None = self._delivered_last
         self._sync = _Sync.AWAIT_HELLO
         self._online = False
+        # Until the shoe first speaks: when the reader started, and whether its silence
+        # since was reported (a shoe dead or silent from boot is offline too).
+        self._started_at: float | None = None
+        self._silence_reported = False
         self._last_frame_at = 0.0
         self._last_hello_req_at = 0.0
         # The shoe's uptime when the consumer last stored one of its frames (from its
@@ -185,7 +189,9 @@ class ShoeLinkReader:
     # Reader thread ---------------------------------------------------------
 
     def _run(self) -> None:
+        self._started_at = time.monotonic()
         while not self._stop.is_set():
+            self._silent_since_start(time.monotonic())
             if not self.port.is_open and not self._reopen():
                 continue
             try:
@@ -220,6 +226,21 @@ class ShoeLinkReader:
             now - self._last_hello_req_at >= self.timing.hello_interval_s
         ):
             self._send_hello_req(now)
+
+    def _silent_since_start(self, now: float) -> None:
+        """A shoe that has not spoken within the timeout since the reader started
+        is offline, as one that fell silent later is (reported once)."""
+        started = self._started_at
+        if (self._online or self._silence_reported or started is None
+                or now - started <= self.timing.offline_after_s):
+            return
+        self._silence_reported = True
+        self._stats.offline_events += 1
+        problem = self.port.last_error if not self.port.is_open else None
+        reason = (f"no frame from the shoe in the {self.timing.offline_after_s:g} s since "
+                  "start" + (f" ({problem})" if problem else ""))
+        log.warning("shoe offline: %s", reason)
+        self._emit(LinkState(False, reason))
 
     def _go_offline(self, reason: str) -> None:
         self._sync = _Sync.AWAIT_HELLO
@@ -287,6 +308,7 @@ class ShoeLinkReader:
         if serial_number is not None:
             self._last_serial = serial_number
         self._sync = _Sync.SYNCED
+        self._silence_reported = True  # it spoke: later silences are `_go_offline`'s
         if not self._online:
             self._online = True
             self._emit(LinkState(True, "HELLO received"))

@@ -152,7 +152,9 @@ def test_a_card_before_the_deal_halts_with_the_alarm() -> None:
 
 def test_shoe_fault_and_journal_fault_lamps() -> None:
     moment = Moment().feed(bet(1, 50))
-    assert moment.picture(shoe_online=False) == LampPicture(boxes=boxes(BET), shoe_fault=True)
+    # A shoe offline: no card can be read, so the alarm is lit beside the shoe fault.
+    assert moment.picture(shoe_online=False) == LampPicture(boxes=boxes(BET), shoe_fault=True,
+                                                            alarm=True)
     assert moment.picture(journal_fault=True) == LampPicture(boxes=boxes(BET), alarm=True)
     assert moment.picture(shoe_online=True, journal_fault=False) == LampPicture(
         boxes=boxes(BET))
