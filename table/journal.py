@@ -20,6 +20,7 @@ the `GroupCommitter` is given the time by its caller.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import threading
@@ -304,6 +305,18 @@ class Journal:
             for db in (self._db, self._writer):
                 if db is not None:
                     db.execute(f"PRAGMA max_page_count = {int(pages)}")
+
+    def has_room(self, min_free_bytes: int = 1 << 20) -> bool:
+        """Whether a commit may succeed again after a full disk: the journal's folder
+        has `min_free_bytes` free and the file is below its page limit."""
+        try:
+            stats = os.statvfs(self.path.parent)
+            with self._lock:
+                pages = int(self._db.execute("PRAGMA page_count").fetchone()[0])
+                limit = int(self._db.execute("PRAGMA max_page_count").fetchone()[0])
+        except (OSError, sqlite3.Error):
+            return False
+        return stats.f_bavail * stats.f_frsize >= min_free_bytes and pages + 16 < limit
 
     # -- appending -----------------------------------------------------------------
 

@@ -32,6 +32,7 @@ from tablectl.api import ApiServer
 from tablectl.auth import Authenticator, UsersFile
 from tablectl.buttons import button_event
 from tablectl.config import LOOPBACK, Config
+from tablectl.journal_retry import JournalRetry
 from tablectl.lamps import lamp_picture
 from tablectl.limits import AmountLimits
 from tablectl.service import RECENT_ANSWERS, RefKey, Submission, TableService
@@ -109,6 +110,9 @@ class Daemon:
         self.service = TableService(table, self.journal,
                                     commit_batch=config.journal.commit_batch,
                                     recent_answers=answers)
+        journal, rules = self.journal, self.rules
+        self.service.retry = JournalRetry(self.service,
+                                          lambda: self.replay(journal, rules)[0])
         self.report = self._settle_interrupted_round(replayed)
         self._start_panel()
         self._start_shoe()

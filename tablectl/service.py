@@ -102,6 +102,9 @@ RoundListener = Callable[[dict[str, Any]], None]
 # Called after each round of answers (on the thread that answered), e.g. to send
 # the shoe one cumulative acknowledgement for every frame just stored.
 AnsweredHook = Callable[[], None]
+# Called on the loop when the table was rebuilt from the journal after a fault; calls
+# its argument (from any thread) once its source is ready to send again.
+RecoveryHook = Callable[[Callable[[], None]], None]
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,9 @@ class TableService:
         rounds = journal.rounds()
         self._recorded_round = rounds[-1].round_no if rounds else 0
         self.journal_fault: str | None = None
+        # Resumes the table once the journal can store again (`tablectl.journal_retry`).
+        self.retry: Any = None
+        self.recovery_hooks: list[RecoveryHook] = []
         self.events_applied = 0
         self.batches = 0
         self.stop_requested = threading.Event()
@@ -269,6 +275,8 @@ class TableService:
                 batch = self._take_batch()
                 if batch:
                     self._hand_to_committer(self._apply_batch(batch))
+                if self.journal_fault is not None and self.retry is not None:
+                    self.retry.poll()
         finally:
             with self._commit_wanted:
                 self._loop_done = True
@@ -355,8 +363,10 @@ class TableService:
                 if not self._unanswered and self._loop_done:
                     return
                 answers, self._unanswered = self._unanswered, []
-                sealed = self.journal.seal() if self.journal_fault is None else None
-            stored = self.journal_fault is None
+                # Judged under the lock: the loop clears a fault only after it answered
+                # every earlier event itself (`restart_from_journal`).
+                stored = self.journal_fault is None
+                sealed = self.journal.seal() if stored else None
             if sealed is not None:
                 try:
                     self.journal.write(sealed)
@@ -390,6 +400,28 @@ class TableService:
                 submission.reply(receipt)
         for hook in self._answered_hooks:
             hook()
+
+    def restart_from_journal(self, table: Table) -> None:
+        """On the loop, the journal faulted: answer every event not stored as such,
+        drop them, and go on from `table`, rebuilt from what the journal stored."""
+        with self._commit_wanted:
+            answers, self._unanswered = self._unanswered, []
+        waiting = [(submission, Receipt(False, False, self.journal_fault))
+                   for submission in self._waiting]
+        self._waiting.clear()
+        self._answer(answers + waiting, False)
+        self.journal.discard_unstored()
+        self.table = table
+        rounds = self.journal.rounds()
+        self._recorded_round = rounds[-1].round_no if rounds else 0
+        self.notify()
+
+    def clear_journal_fault(self) -> None:
+        """On the loop: the journal stores again, the table plays on."""
+        log.warning("the journal stores again: the table resumes from what it stored "
+                    "(seq %d)", self.journal.last_committed_seq)
+        self.journal_fault = None
+        self.notify()
 
     def notify(self) -> None:
         due, view = self.table.due(), self.table.view()
@@ -539,8 +571,8 @@ class TableService:
             log.error("journal fault: %s", error)
         self.journal_fault = (
             f"the journal cannot store events ({error}); the table is halted and nothing "
-            "more is acknowledged: free disk space or replace the storage, then restart "
-            "tablectl (it resumes from the journal)"
+            "more is acknowledged: free disk space on the journal's storage and the table "
+            "resumes by itself from what the journal stored (the shoe re-sends the rest)"
         )
 
 

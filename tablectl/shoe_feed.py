@@ -118,7 +118,24 @@ class ShoeFeed:
     def start(self) -> None:
         if isinstance(self.reader, ShoeLinkReader):
             self.service.after_answers(self._send_due_ack)
+            self.service.recovery_hooks.append(self._read_again_after_stored)
         self.reader.start()
+
+    def _read_again_after_stored(self, ready: Callable[[], None]) -> None:
+        """On the loop, after a journal fault: the reader goes back to the newest
+        stored frame, so the frames the shoe still holds (never acknowledged) are
+        delivered again; `ready` once it has (on the reader thread, after every
+        frame it delivered before)."""
+        assert isinstance(self.reader, ShoeLinkReader)
+        last = parse_ref(self.service.journal.last_source_ref(SOURCE))
+        epoch = self._epoch
+        stored = last.seq if last is not None and last.epoch == epoch else 0
+
+        def rewound() -> None:
+            self._epoch, self._last_seq, self._ack_due = epoch, stored, None
+            ready()
+
+        self.reader.rewind(stored, rewound)
 
     def stop(self) -> None:
         self.reader.stop()

@@ -28,6 +28,7 @@ from typing import Any, TextIO
 from hwsim.panel import MockPanel
 from hwsim.shoe import LineFaults
 
+from table.journal import Journal, JournalError
 from table.views import Outcome
 from tablectl.auth import UsersFile
 from tablectl.config import DEFAULT_SIM_JOURNAL, Config, parse_config
@@ -118,6 +119,7 @@ class SimulatedTable:
         self._frames_ready = threading.Condition()
         self._last_key: tuple[Any, ...] = ()
         self._drawer: threading.Thread | None = None
+        self._rounds_before = 0
 
     @property
     def rounds_played(self) -> int:
@@ -164,7 +166,13 @@ class SimulatedTable:
         ))
         self.daemon.prepare_shoe = self._prepare_shoe
         report = self.daemon.open()
+        self._rounds_before = report.rounds_recorded
         service = self._service()
+        # The dealer's own table runs ahead of the journal: after a journal fault a
+        # table rebuilt from what was stored would not be his. The simulation stops
+        # instead and says so; the next run resumes from the journal.
+        service.retry = None
+        service.on_change(self._stop_on_journal_fault)
         if options.live_view:
             service.on_event(self._frame)
             self._drawer = threading.Thread(target=self._draw_frames, name="sim-view",
@@ -217,6 +225,20 @@ class SimulatedTable:
                     self._backlog.append(message)
             if ready is not None:
                 return ready.shoe_path
+
+    def _stop_on_journal_fault(self, service: TableService) -> None:
+        if service.journal_fault is not None and self.error is None:
+            self.error = service.journal_fault
+            self.stop()
+
+    def rounds_stored(self) -> int:
+        """Rounds this run recorded in the journal (what is stored, not what the
+        dealer played), read from the file once the daemon closed it."""
+        try:
+            with Journal(self.options.journal, read_only=True) as journal:
+                return len(journal.rounds()) - self._rounds_before
+        except JournalError:
+            return 0
 
     def _prepare_shoe(self, feed: ShoeFeed) -> None:
         """Before the shoe's reader starts: its frames go in the devices' order."""
@@ -397,8 +419,10 @@ def run_simulation(options: SimOptions, install_signals: Callable[[Callable[[], 
     sim.start()
     install_signals(sim.stop)
     sim.run()
+    stored = sim.rounds_stored()
     if sim.error is not None:
-        print(f"tablectl: the simulated table stopped: {sim.error}", file=sys.stderr)
+        print(f"tablectl: the simulated table stopped: {sim.error}; {stored} rounds "
+              f"stored in {options.journal}", file=sys.stderr)
         return 1
-    print(f"{sim.rounds_played} rounds played; journal {options.journal}", file=out)
+    print(f"{stored} rounds played; journal {options.journal}", file=out)
     return 0

@@ -112,6 +112,8 @@ class ShoeLinkReader:
         # since was reported (a shoe dead or silent from boot is offline too).
         self._started_at: float | None = None
         self._silence_reported = False
+        # A rewind asked for by the consumer, done on the reader thread: (seq, then).
+        self._rewind: tuple[int, Callable[[], None]] | None = None
         self._last_frame_at = 0.0
         self._last_hello_req_at = 0.0
         # The shoe's uptime when the consumer last stored one of its frames (from its
@@ -186,12 +188,34 @@ class ShoeLinkReader:
             self._send_ack(seq)
             return True
 
+    def rewind(self, stored: int, then: Callable[[], None]) -> None:
+        """Deliver again every frame after `stored` (0: none of this numbering is
+        stored): the consumer could not store what it was given (a full disk) and the
+        shoe still holds those frames. Done on the reader thread before it delivers
+        anything more; `then` runs there right after, so that what the consumer hears
+        from `then` comes after every frame delivered before the rewind."""
+        with self._ack_lock:
+            self._rewind = (stored, then)
+
     # Reader thread ---------------------------------------------------------
+
+    def _do_rewind(self) -> None:
+        with self._ack_lock:
+            request, self._rewind = self._rewind, None
+            if request is None:
+                return
+            stored, then = request
+            self._expected = next_seq(stored) if stored else 1
+            self._delivered_last = self._stored = stored or None
+        log.info("the shoe's frames after %d are read again", stored)
+        then()
 
     def _run(self) -> None:
         self._started_at = time.monotonic()
         while not self._stop.is_set():
             self._silent_since_start(time.monotonic())
+            if self._rewind is not None:
+                self._do_rewind()
             if not self.port.is_open and not self._reopen():
                 continue
             try:

@@ -1,0 +1,146 @@
+"""A full disk, for real: the journal on a 4 MB tmpfs filled to the last byte.
+The table halts with the alarm, acknowledges nothing it did not store (the shoe
+keeps its card, a terminal's call answers 503), and resumes by itself once
+space is freed: the shoe's card is stored once, the terminal's retry is
+stored, and every acknowledgement came after its frame was in the file."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from table.journal import Journal
+from tablectl.sim import SimOptions, SimulatedTable, run_simulation
+from tests.tablectl.helpers import wait_for
+from tests.tablectl.test_daemon import DELIVERED_S, Bench, Running, bet
+
+RESUMES_WITHIN_S = 10.0
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a 4 MB tmpfs for a really full disk needs root")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"a 4 MB tmpfs cannot be mounted here: {done.stderr.strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def _fill(disk: Path) -> Path:
+    """Write a file until the file system is full; returns it."""
+    filler = disk / "filler"
+    chunk = b"\0" * 4096
+    with filler.open("wb", buffering=0) as file:
+        try:
+            while True:
+                file.write(chunk)
+        except OSError:
+            pass
+    return filler
+
+
+def _wait_resumed(running: Running) -> None:
+    wait_for(lambda: running.request("GET", "/health")[0] == 200, "the table resumed",
+             RESUMES_WITHIN_S)
+    assert running.service.snapshot.journal_fault is None
+
+
+def test_a_full_disk_halts_loses_nothing_and_the_table_resumes_by_itself(
+        small_disk: Path) -> None:
+    bench = Bench(small_disk)
+    try:
+        shoe = bench.start_shoe(["9S", "4D"])
+        running = bench.open()
+        assert running.cards.wait_delivered(DELIVERED_S)
+        filler = _fill(small_disk)
+        stored = refused_id = 0
+        for i in range(5000):
+            status, answer = running.request("POST", "/events",
+                                             {"event": bet(1 + i % 7, 10), "id": f"t:{i}"})
+            if status != 200:
+                refused_id = i
+                break
+            stored += 1
+        assert status == 503 and answer["stored"] is False, "the disk never filled"
+        wait_for(lambda: running.lamps()["alarm"], "the alarm")
+        status, health = running.request("GET", "/health")
+        assert status == 503 and "the journal cannot store" in health["reason"]
+        filler.unlink()  # space again: no restart, no operator
+        _wait_resumed(running)
+        # The terminal retries the call that was refused, under its id: stored now.
+        retried = running.post(bet(1 + refused_id % 7, 10), f"t:{refused_id}")
+        assert retried["stored"] is True and retried["duplicate"] is False
+
+        # A second episode, in the deal: the card that cannot be stored is kept by
+        # the shoe and arrives once space is back.
+        running.post({"deal": {}}, "t:deal")
+        filler = _fill(small_disk)
+        acked = shoe.acked_seq
+        resends = shoe.counters.resend_rounds
+        running.cards.draw()
+        wait_for(lambda: shoe.counters.resend_rounds >= resends + 3, "the shoe's re-sends")
+        wait_for(lambda: running.lamps()["alarm"], "the alarm")
+        assert shoe.acked_seq == acked and shoe.pending_count == 1
+        filler.unlink()
+        _wait_resumed(running)
+        assert running.cards.wait_delivered(DELIVERED_S), "the kept card never arrived"
+        wait_for(lambda: running.service.table.view().boxes[0].hands[0].cards == ("9S",),
+                 "the card on box 1")
+        assert not running.lamps()["alarm"]
+
+        with Journal(bench.journal_path, read_only=True) as reader:
+            events = list(reader.events())
+        assert [e.source_ref for e in events if e.source.startswith("pit")] == [
+            f"t:{i}" for i in range(stored)] + [f"t:{refused_id}", "t:deal"]
+        assert [event for _, event in bench.shoe_events()] == [{"shoe": "loaded"},
+                                                               {"card": "9S"}]
+        assert all(found for _, found in bench.acks), bench.acks
+    finally:
+        bench.shutdown()
+
+
+def test_the_simulated_table_stops_on_a_full_disk_and_counts_what_is_stored(
+        small_disk: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    journal = small_disk / "journal.sqlite"
+    options = SimOptions(journal=str(journal), rounds=100_000, seed=5, boxes=7,
+                         mistake_rate=0.0, live_view=False)
+    filled: list[Path] = []
+
+    def fill_after_a_few_rounds(sim: SimulatedTable) -> None:
+        wait_for(lambda: sim.rounds_played >= 5, "five rounds", 60)
+        filled.append(_fill(small_disk))
+
+    sims: list[SimulatedTable] = []
+    original_start = SimulatedTable.start
+
+    def start(sim: SimulatedTable) -> None:
+        original_start(sim)
+        sims.append(sim)
+        threading.Thread(target=fill_after_a_few_rounds, args=(sim,), daemon=True).start()
+
+    SimulatedTable.start = start  # type: ignore[method-assign]
+    try:
+        status = run_simulation(options, lambda stop: None, out=io.StringIO())
+    finally:
+        SimulatedTable.start = original_start  # type: ignore[method-assign]
+    assert filled, "the disk was never filled"
+    err = capsys.readouterr().err
+    assert status == 1, err
+    assert "the journal cannot store" in err and "Traceback" not in err
+    with Journal(journal, read_only=True) as reader:
+        recorded = len(reader.rounds())
+    assert f"; {recorded} rounds stored in {journal}" in err
+    assert recorded >= 1 and sims[0].error is not None
