@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import logging
 import multiprocessing
+import os
 import secrets
 import sys
 import tempfile
@@ -32,13 +33,14 @@ from table.journal import Journal, JournalError
 from table.views import Outcome
 from tablectl.auth import UsersFile
 from tablectl.config import DEFAULT_SIM_JOURNAL, Config, parse_config
-from tablectl.daemon import Daemon
+from tablectl.daemon import Daemon, DaemonError
 from tablectl.display import dealer_instruction, render_table, round_line
 from tablectl.lamps import lamp_picture
 from tablectl.links import ServiceForward
 from tablectl.mqtt.settings import MqttConfig
 from tablectl.service import TableService
 from tablectl.shoe_feed import ShoeFeed
+from tablectl.sim_cleanup import FOLDER_PREFIX, signal_name, sweep_stale_folders
 from tablectl.sim_devices import (
     DeviceOptions,
     Done,
@@ -101,7 +103,8 @@ class SimulatedTable:
     def __init__(self, options: SimOptions, out: TextIO = sys.stdout) -> None:
         self.options = options
         self.out = out
-        self._folder = tempfile.TemporaryDirectory(prefix="tablectl-sim-")
+        sweep_stale_folders()
+        self._folder = tempfile.TemporaryDirectory(prefix=f"{FOLDER_PREFIX}{os.getpid()}-")
         self.panel: MockPanel | None = None
         self.daemon: Daemon | None = None
         self.forward: ServiceForward | None = None
@@ -210,13 +213,13 @@ class SimulatedTable:
         deadline = time.monotonic() + DEVICES_START_S
         while True:
             if not ours.poll(max(0.0, deadline - time.monotonic())):
-                raise RuntimeError(f"the simulated devices did not start within "
-                                   f"{DEVICES_START_S:g} s")
+                raise DaemonError(f"the simulated devices did not start within "
+                                  f"{DEVICES_START_S:g} s")
             try:
                 messages = ours.recv()
-            except EOFError:
-                raise RuntimeError("the simulated devices stopped while starting (see the "
-                                   "log above)") from None
+            except (EOFError, OSError):
+                raise DaemonError(f"{self._devices_ended()} while starting; start again "
+                                  "(the journal is as it was)") from None
             # The shoe may announce its first frames before it says it is ready.
             for message in messages:
                 if isinstance(message, Ready):
@@ -239,6 +242,21 @@ class SimulatedTable:
                 return len(journal.rounds()) - self._rounds_before
         except JournalError:
             return 0
+
+    def _devices_ended(self) -> str:
+        """The devices' process named, and how it ended (once it has)."""
+        process = self._devices
+        if process is None:
+            return "the simulated devices' process ended"
+        process.join(1.0)
+        code = process.exitcode
+        if code is None:
+            how = "stopped answering"
+        elif code < 0:
+            how = f"was killed by {signal_name(-code)}"
+        else:
+            how = f"exited with status {code}"
+        return f"the simulated devices' process ({process.name}, pid {process.pid}) {how}"
 
     def _prepare_shoe(self, feed: ShoeFeed) -> None:
         """Before the shoe's reader starts: its frames go in the devices' order."""
@@ -303,7 +321,7 @@ class SimulatedTable:
                         messages = pipe.recv()
                     except (EOFError, OSError):
                         if not self._stop.is_set():
-                            self.error = "the simulated devices' process ended unexpectedly"
+                            self.error = f"{self._devices_ended()} unexpectedly"
                         break
                 taken, messages = messages, []
                 for message in taken:
