@@ -125,6 +125,9 @@ _GRID_X = (np.arange(CROP_W, dtype=np.float32) - (CROP_W - 1) / 2) / CROP_W
 _GRID_Y = (np.arange(CROP_H, dtype=np.float32) - (CROP_H - 1) / 2) / CROP_H
 
 
+REMAP_PAIRS = 800  # pairs cut per cv2.remap call (800 x 36 rows < 32767)
+
+
 def cut_all(frame: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """Upright crops of every candidate, stacked (n, CROP_H, CROP_W, 3), in one remap.
 
@@ -146,8 +149,13 @@ def cut_all(frame: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndar
              + down[:, 0, None, None] * along[None, :, None])
     map_y = (middle[:, 1, None, None] + right[:, 1, None, None] * across[None, None, :]
              + down[:, 1, None, None] * along[None, :, None])
-    crops = cv2.remap(frame, map_x.reshape(n * CROP_H, CROP_W), map_y.reshape(n * CROP_H, CROP_W),
-                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    map_x = map_x.reshape(n * CROP_H, CROP_W)
+    map_y = map_y.reshape(n * CROP_H, CROP_W)
+    # cv2.remap takes maps of under 32767 rows: a busy frame's crops go in slices.
+    rows = REMAP_PAIRS * CROP_H
+    crops = np.concatenate([cv2.remap(frame, map_x[k:k + rows], map_y[k:k + rows],
+                                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                            for k in range(0, n * CROP_H, rows)])
     return crops.reshape(n, CROP_H, CROP_W, 3)
 
 

@@ -205,3 +205,20 @@ def test_a_glyph_touching_a_coloured_chip_is_found() -> None:
         rank = (float(xs.mean()) + x0, float(ys.mean()) + 95)
         for x, y in (rank, (x0 + 13.0, 138.0)):
             assert _near(centres, x, y), (x, y, centres)
+
+
+def test_a_frame_with_more_pairs_than_one_remap_can_take_is_cut_whole() -> None:
+    from vision.features import CROP_H, REMAP_PAIRS, cut_all
+
+    frame = np.zeros((200, 250, 3), np.uint8)
+    frame[:, :, 2] = np.arange(250, dtype=np.uint8)[None, :]  # red grows left to right
+    n = 2 * REMAP_PAIRS + 7
+    assert n * CROP_H > 32767  # over cv2.remap's limit in one call
+    xs = np.linspace(40, 210, n, dtype=np.float32)
+    first = np.stack([xs, np.full(n, 90, np.float32)], axis=1)
+    second = first + np.array([0.0, 20.0], np.float32)
+    crops = cut_all(frame, first, second)
+    assert crops.shape[0] == n
+    # Each crop is centred on its own pair: the centre pixel's red is the pair's x.
+    centre = crops[:, CROP_H // 2, crops.shape[2] // 2, 2].astype(float)
+    assert np.abs(centre - np.round(xs)).max() <= 2.0
