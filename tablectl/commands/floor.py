@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 DEFAULT_STORE = "var/floor.sqlite"
@@ -114,6 +115,13 @@ def _run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
     store_path = args.store or DEFAULT_STORE
+    folder = Path(store_path).parent
+    if not folder.exists():
+        try:
+            folder.mkdir(parents=True)
+        except OSError as error:
+            return _fail(f"the store's folder {folder} cannot be made: "
+                         f"{error.strerror or error}")
     try:
         floor = open_floor(broker, store_path, client_id=args.client_id)
     except (BrokerError, FloorStoreError) as error:

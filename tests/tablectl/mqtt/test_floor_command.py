@@ -193,3 +193,41 @@ def test_watcher_helper_sees_nothing_of_another_prefix(broker: Mosquitto) -> Non
     watcher = Watcher(broker.port)
     assert watcher.docs("events") == []
     watcher.close()
+
+
+def test_floor_command_shows_the_tables_and_stops_cleanly(
+        broker: Mosquitto, tmp_path: Path) -> None:
+    import signal
+    import sys
+    import threading
+
+    journal = make_journal(tmp_path / "j.sqlite", 3, nets=[-100, 40, 25])
+    publisher = Publisher(from_options(broker.url, "bj-11"), journal.path)
+    publisher.start()
+    store = tmp_path / "new" / "floor.sqlite"  # its folder is made
+    floor = subprocess.Popen(
+        [sys.executable, "-m", "tablectl", "floor", "--broker", broker.url, "--store",
+         str(store), "--view", "lines", "--every", "0.2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+
+    def read() -> None:
+        assert floor.stdout is not None
+        for line in floor.stdout:
+            lines.append(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        # The house won 100, lost 40 and 25: +35 over the shift's three rounds.
+        wait_for(lambda: any(line.split()[:2] == ["bj-11", "online"]
+                             and line.split()[5:7] == ["+35", "3"] for line in lines),
+                 "bj-11 online with the shift's net", 20)
+    finally:
+        publisher.stop()
+        floor.send_signal(signal.SIGTERM)
+        assert floor.wait(20) == 0
+        reader.join(5)
+        journal.close()
+    assert "floor stopped: 12 event(s) stored" in lines[-1]
+    assert floor.stderr is not None and "Traceback" not in floor.stderr.read()
