@@ -36,6 +36,9 @@ def register(subparsers: Any) -> None:
                              "--every seconds")
     parser.add_argument("--every", type=float, default=10.0, metavar="SECONDS",
                         help="how often --view lines prints the floor (default 10)")
+    parser.add_argument("--http", metavar="[HOST:]PORT",
+                        help="also show the floor on a web page (read only; host default "
+                             "127.0.0.1, port 0: any free port)")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     parser.set_defaults(func=_run)
     commands = parser.add_subparsers(dest="floor_command", metavar="ACTION")
@@ -94,6 +97,17 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _http_address(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    try:
+        number = int(port)
+    except ValueError:
+        raise ValueError(f"--http {text!r}: give [HOST:]PORT, e.g. 127.0.0.1:8770") from None
+    if not 0 <= number < 65536:
+        raise ValueError(f"--http {text!r}: the port is not 0-65535")
+    return host or "127.0.0.1", number
+
+
 def _run(args: argparse.Namespace) -> int:
     from tablectl.mqtt.connect import BrokerError
     from tablectl.mqtt.floor import open_floor
@@ -107,6 +121,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         broker = parse_url(args.broker)
         shifts = parse_shifts(args.shifts)
+        http = None if args.http is None else _http_address(args.http)
     except (MqttSettingsError, ValueError) as error:
         return _fail(str(error))
     if args.ca_file:
@@ -127,6 +142,20 @@ def _run(args: argparse.Namespace) -> int:
     except (BrokerError, FloorStoreError) as error:
         return _fail(str(error))
     reader = FloorStore(store_path, read_only=True)  # the view's own connection
+    page = None
+    if http is not None:
+        from tablectl.mqtt.floor_web import FloorWeb, floor_json
+
+        web_reader = FloorStore(store_path, read_only=True)  # the web thread's own
+        try:
+            page = FloorWeb(lambda: floor_json(floor, web_reader, shifts), *http)
+        except OSError as error:
+            floor.stop()
+            reader.close()
+            web_reader.close()
+            floor.store.close()
+            return _fail(f"the floor's web page cannot listen on {http[0]}:{http[1]} "
+                         f"({error.strerror or error})")
     stopping = threading.Event()
 
     def stop(signum: int, frame: Any) -> None:
@@ -136,7 +165,8 @@ def _run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, stop)
     live = (args.view or ("live" if sys.stdout.isatty() else "lines")) == "live"
     every = 1.0 if live else max(args.every, 0.1)
-    print(f"floor on {broker.address}, store {store_path}", flush=True)
+    print(f"floor on {broker.address}, store {store_path}"
+          + (f", web page {page.url}" if page is not None else ""), flush=True)
     try:
         while not stopping.wait(every):
             now = time.time()
@@ -145,6 +175,9 @@ def _run(args: argparse.Namespace) -> int:
                           now=now, shift=shift, broker=broker.address, error=floor.error)
             print(("\x1b[H\x1b[2J" if live else "") + text, flush=True)
     finally:
+        if page is not None:
+            page.stop()
+            web_reader.close()
         floor.stop()
         reader.close()
         floor.store.close()

@@ -5,7 +5,7 @@
 - `outbox`: the journal read as an outbox, with the persisted "published up to" mark.
 - `connect`: one paho client as the table and the floor both make it.
 - `publisher`: the thread that drains the outbox to the broker.
-- `floor_store`, `floor`, `floor_view`, `report`: the floor's side.
+- `floor_store`, `floor`, `floor_view`, `floor_web`, `report`: the floor's side.
 
 See docs/floor.md.
 """

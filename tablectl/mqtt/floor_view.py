@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import Any
 
 from tablectl.mqtt.floor import TableInfo
 
@@ -44,6 +45,27 @@ def _ago(seconds: float | None) -> str:
     return f"{seconds / 3600:.1f}h"
 
 
+def rows(tables: Sequence[TableInfo], house: dict[str, tuple[int, int]], *, now: float
+         ) -> list[dict[str, Any]]:
+    """One plain row per table, for the terminal and the web page."""
+    out = []
+    for info in tables:
+        state = info.state
+        net, rounds = house.get(info.table, (0, 0))
+        missing = info.events.known - info.events.contiguous - len(info.events.above)
+        out.append({
+            "table": info.table, "status": info.status,
+            "profile": state.get("profile"), "round": state.get("round_in_play",
+                                                                  state.get("round")),
+            "phase": state.get("phase"), "shift_net": net, "shift_rounds": rounds,
+            "open_flags": list(state.get("open_flags") or ()),
+            "last_event_s": None if info.last_event_at is None
+            else round(max(now - info.last_event_at, 0.0), 1),
+            "missing": max(missing, 0), "problem": info.problem,
+        })
+    return out
+
+
 def render(tables: Sequence[TableInfo], house: dict[str, tuple[int, int]], *, now: float,
            shift: dt.datetime, broker: str, error: str | None = None) -> str:
     """The floor as text: status, profile, round, the shift's win/loss for the house,
@@ -53,23 +75,19 @@ def render(tables: Sequence[TableInfo], house: dict[str, tuple[int, int]], *, no
              f"{'table':<12} {'status':<8} {'profile':<18} {'round':>6} {'phase':<10} "
              f"{'shift net':>10} {'rounds':>6} {'last':>5}  flags"]
     total = 0
-    for info in tables:
-        state = info.state
-        net, rounds = house.get(info.table, (0, 0))
-        total += net
-        flags = list(state.get("open_flags") or ())
-        missing = info.events.known - info.events.contiguous - len(info.events.above)
+    for row in rows(tables, house, now=now):
+        total += row["shift_net"]
         notes = []
-        if missing > 0:
-            notes.append(f"{missing} event(s) missing, asked again")
-        if info.problem:
-            notes.append(info.problem)
-        round_no = state.get("round_in_play", state.get("round", "-"))
-        last = None if info.last_event_at is None else max(now - info.last_event_at, 0.0)
+        if row["missing"] > 0:
+            notes.append(f"{row['missing']} event(s) missing, asked again")
+        if row["problem"]:
+            notes.append(row["problem"])
+        round_no = "-" if row["round"] is None else row["round"]
         lines.append(
-            f"{info.table:<12} {info.status:<8} {str(state.get('profile') or '-'):<18} "
-            f"{round_no!s:>6} {str(state.get('phase') or '-'):<10} {net:>+10d} "
-            f"{rounds:>6d} {_ago(last):>5}  {','.join(flags) or '-'}"
+            f"{row['table']:<12} {row['status']:<8} {str(row['profile'] or '-'):<18} "
+            f"{round_no!s:>6} {str(row['phase'] or '-'):<10} {row['shift_net']:>+10d} "
+            f"{row['shift_rounds']:>6d} {_ago(row['last_event_s']):>5}  "
+            f"{','.join(row['open_flags']) or '-'}"
             + (f"  [{'; '.join(notes)}]" if notes else ""))
     lines.append(f"{'house, all tables':<58} {total:>+10d}")
     return "\n".join(lines)

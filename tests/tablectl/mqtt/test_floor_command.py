@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import logging
 import subprocess
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -207,7 +208,7 @@ def test_floor_command_shows_the_tables_and_stops_cleanly(
     store = tmp_path / "new" / "floor.sqlite"  # its folder is made
     floor = subprocess.Popen(
         [sys.executable, "-m", "tablectl", "floor", "--broker", broker.url, "--store",
-         str(store), "--view", "lines", "--every", "0.2"],
+         str(store), "--view", "lines", "--every", "0.2", "--http", "127.0.0.1:0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines: list[str] = []
 
@@ -223,6 +224,17 @@ def test_floor_command_shows_the_tables_and_stops_cleanly(
         wait_for(lambda: any(line.split()[:2] == ["bj-11", "online"]
                              and line.split()[5:7] == ["+35", "3"] for line in lines),
                  "bj-11 online with the shift's net", 20)
+        # The same on the web page.
+        url = lines[0].rsplit("web page ", 1)[1].strip()
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            assert "<title>tablectl floor</title>" in answer.read().decode()
+        with urllib.request.urlopen(url + "floor.json", timeout=10) as answer:
+            doc = json.loads(answer.read())
+        assert doc["house"] == 35 and doc["broker"] == f"mqtt://127.0.0.1:{broker.port}"
+        (row,) = doc["tables"]
+        assert (row["table"], row["status"], row["profile"], row["shift_net"],
+                row["shift_rounds"], row["missing"]) == (
+            "bj-11", "online", "casinos-austria", 35, 3, 0)
     finally:
         publisher.stop()
         floor.send_signal(signal.SIGTERM)
@@ -231,3 +243,10 @@ def test_floor_command_shows_the_tables_and_stops_cleanly(
         journal.close()
     assert "floor stopped: 12 event(s) stored" in lines[-1]
     assert floor.stderr is not None and "Traceback" not in floor.stderr.read()
+
+
+def test_floor_http_address_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                       ) -> None:
+    assert main(["floor", "--broker", "mqtt://127.0.0.1:1", "--http", "127.0.0.1:web",
+                 "--store", str(tmp_path / "f.sqlite")]) == 2
+    assert "give [HOST:]PORT" in capsys.readouterr().err
