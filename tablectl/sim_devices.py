@@ -38,13 +38,13 @@ from typing import Any
 
 from hwsim.dealer import DealerStats, VirtualDealer
 from hwsim.dealer.shadow import ShadowLink, ShadowShoeCards
-from hwsim.dealer.shoes import seeded_shoe
 from hwsim.shoe import LineFaults, SentRecord, VirtualShoe
 
 from table.journal import Journal
 from table.machine import Table
 from table.profiles import load_profile
 from table.views import Outcome, TableView
+from tablectl.sim_resume import resumed_shoe
 
 log = logging.getLogger(__name__)
 
@@ -124,9 +124,15 @@ def run_devices(options: DeviceOptions, pipe: Connection) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     rules = load_profile(options.profile, options.rules)
-    shoe = VirtualShoe(seeded_shoe(rules, options.seed), dealer_paced=True,
+    # A restart goes on with what is left of the shoe in play (`tablectl.sim_resume`).
+    resumed = resumed_shoe(options.journal, rules, options.seed)
+    if resumed.in_play:
+        log.info("the shoe in play goes on: %d cards dealt, %d left%s", resumed.dealt,
+                 len(resumed.cards), "" if resumed.exact else " (reshuffled)")
+    shoe = VirtualShoe(resumed.cards, dealer_paced=True,
                        faults=options.faults, seed=options.seed, link_path=options.link_path,
-                       coalesce_writes=True, buffer_size=SHOE_WINDOW)
+                       coalesce_writes=True, buffer_size=SHOE_WINDOW,
+                       announce_loaded=not resumed.in_play)
     sender = _Sender(pipe)
     shoe.on_frame = sender.frame_made  # before the first frame, the shoe's "loaded"
     shoe.start()

@@ -107,6 +107,7 @@ class VirtualShoe:
         dealer_paced: bool = False,
         wait_for_host: bool = False,
         coalesce_writes: bool = False,
+        announce_loaded: bool = True,
     ) -> None:
         """`dealer_paced`: cards stay in the shoe until `draw()` lets them out, one
         per draw, as a dealer pulls them; otherwise they go as fast as the gate allows.
@@ -114,7 +115,9 @@ class VirtualShoe:
         port, so the host sees its first HELLO and frames from the first.
         `coalesce_writes`: frames made in quick succession go to the pty in one
         write (`VirtualPort`); bytes the pty could not take are then counted in
-        `port_bytes_lost`, not in `counters.bytes_lost`."""
+        `port_bytes_lost`, not in `counters.bytes_lost`.
+        `announce_loaded` False: the cards are what is left of a shoe already in
+        play (a table restarted mid-shoe), so no `loaded` is reported for them."""
         if buffer_size < 1:
             raise ValueError("buffer_size must be at least 1")
         self.serial_number = serial_number
@@ -157,7 +160,8 @@ class VirtualShoe:
         self._stall_buffer = bytearray()
         self._replug_at: float | None = None
         self._load = _Load(deque(normalise(c) for c in cards), cut_card_after)
-        self._status.append(ShoeEventCode.LOADED)
+        if announce_loaded:
+            self._status.append(ShoeEventCode.LOADED)
         self.dealer_paced = dealer_paced
         self.wait_for_host = wait_for_host
         self._draws_allowed = 0

@@ -1,0 +1,74 @@
+"""A simulated table killed in the middle of a round goes on exactly where it
+stopped: the restarted devices' process deals what is left of the shoe in
+play, the interrupted round is finished and settled, and play goes on with
+no refused `loaded`, no impossible card and no flood of events."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from hwsim.dealer.shoes import seeded_shoe
+
+from table.journal import Journal, JournalError
+from table.profiles import load_profile
+from tablectl.sim_resume import resumed_shoe
+from tests.tablectl.helpers import wait_for
+
+PROFILE = "casinos-austria"
+
+
+def _mid_deal(journal: Path) -> bool:
+    """The journal holds a round in play with at least three of its cards."""
+    if not journal.exists():
+        return False
+    try:
+        with Journal(journal, read_only=True) as reader:
+            events = reader.open_round_events()
+            return (len(reader.rounds()) >= 2 and any("deal" in e.event for e in events)
+                    and sum("card" in e.event for e in events) >= 3)
+    except JournalError:
+        return False
+
+
+def test_a_simulated_table_killed_mid_round_resumes_it_exactly(tmp_path: Path) -> None:
+    journal = tmp_path / "journal.sqlite"
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "TMPDIR": str(tmp_path)}
+    command = [sys.executable, "-m", "tablectl", "run", "--sim", "--api-port", "off",
+               "--view", "rounds", "--profile", PROFILE, "--journal", str(journal),
+               "--faults", "none"]
+    first = subprocess.Popen([*command, "--pace", "0.02"], cwd=tmp_path, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+    try:
+        wait_for(lambda: _mid_deal(journal), "a round in the middle of its deal", 60)
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait(10)
+    with Journal(journal, read_only=True) as reader:
+        interrupted = len(reader.rounds()) + 1
+        before = reader.last_committed_seq
+        in_play = reader.open_round_events()
+    rules = load_profile(PROFILE)
+    resumed = resumed_shoe(str(journal), rules, 1)  # the default --seed
+    # What is left is the shoe in play, card for card (the first shoe of seed 1).
+    assert resumed.in_play and resumed.exact
+    assert resumed.cards == seeded_shoe(rules, 1)[resumed.dealt:]
+
+    again = subprocess.run([*command, "--rounds", "3"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    with Journal(journal, read_only=True) as reader:
+        records = [r for r in reader.rounds() if r.round_no >= interrupted]
+        added = list(reader.events(after_seq=before))
+    # The interrupted round settled, and play went on.
+    assert [r.status for r in records][:3] == ["settled"] * 3, records
+    assert records[0].start_seq == in_play[0].seq
+    flags = {flag for r in records for flag in r.flags}
+    assert "IMPOSSIBLE_CARD" not in flags, flags
+    assert {"shoe": "loaded"} not in [e.event for e in added]
+    # Three rounds of seven boxes: tens of events each, not hundreds.
+    assert len(added) < 3 * 80, len(added)
