@@ -62,9 +62,10 @@ def test_an_event_the_dealer_did_not_make_stops_the_table_in_one_line(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     # A card posted through the API is not the virtual dealer's: his own table and the
     # daemon's part ways, and the simulation stops saying how, without a traceback.
+    # Paced, so that many rounds are still to come when the card is posted.
     sim = SimulatedTable(SimOptions(journal=str(tmp_path / "journal.sqlite"), rounds=200,
-                                    seed=3, boxes=3, mistake_rate=0.0, live_view=False),
-                         out=io.StringIO())
+                                    seed=3, boxes=3, mistake_rate=0.0, live_view=False,
+                                    pace_s=0.05), out=io.StringIO())
     sim.start()
     assert sim.daemon is not None and sim.daemon.service is not None
     service = sim.daemon.service
