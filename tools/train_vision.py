@@ -521,6 +521,28 @@ def train_filter(features: np.ndarray, rank: np.ndarray, seed: int,
     return threshold
 
 
+def reuse_mlp(features: np.ndarray, rank: np.ndarray, classifier: Path,
+              filter_path: Path) -> tuple[float, np.ndarray]:
+    """The filter's threshold and the classifier's "not an index" probabilities, from the
+    networks an earlier run trained on the same examples (`--keep-mlp`)."""
+    from vision.networks import Network
+
+    if not classifier.exists() or not filter_path.exists():
+        raise SystemExit(f"--keep-mlp needs {classifier} and {filter_path} from an earlier run")
+    net, filter_net = Network(classifier, "opencv"), Network(filter_path, "opencv")
+    is_index = rank != NOT_INDEX
+    not_index, score = [], []
+    for start in range(0, features.shape[0], 8192):
+        chunk = features[start:start + 8192]
+        not_index.append(_softmax(net.run(chunk)["rank"])[:, NOT_INDEX])
+        score.append(_softmax(filter_net.run(chunk[:, GLANCE_START:])["index"])[:, 1])
+    scores = np.concatenate(score)
+    threshold = float(min(0.1, np.quantile(scores[is_index], 0.002)))
+    print(f"kept the classifier and filter of {classifier.parent}; filter threshold "
+          f"{threshold:.4f}", flush=True)
+    return threshold, np.concatenate(not_index)
+
+
 VERIFIER_CHANNELS = (24, 48, 64)
 VERIFIER_HIDDEN = 128
 
@@ -694,6 +716,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--designs", nargs="+", default=["tuning", "real-training"],
                         help="designs and decks to train on, or the groups tuning and "
                              "real-training (default: both groups)")
+    parser.add_argument("--keep-mlp", action="store_true",
+                        help="keep the classifier and filter already in --out's folder "
+                             "(trained on the same --cache) and train the verifier only")
+    parser.add_argument("--verifier-easy", type=float, default=0.15,
+                        help="share of the pairs the classifier rejects outright that the "
+                             "verifier also learns on (it never sees them at run time)")
     parser.add_argument("--jobs", type=int, default=2,
                         help="processes rendering examples (the result does not depend on it)")
     parser.add_argument("--out", type=Path, default=MODEL_FILE)
@@ -727,18 +755,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.cache is not None:
             np.savez(args.cache, features=features, rank=rank, suit=suit, crops=crops)
 
-    model, mean, std = train(features, rank, suit, args.seed, args.epochs, args.hidden)
-    _, rank_logits, suit_logits = model.forward(((features - mean) / std).astype(np.float32))
-    rank_ok = (rank_logits.argmax(1) == rank).mean()
-    has_suit = suit >= 0
-    suit_ok = (suit_logits.argmax(1)[has_suit] == suit[has_suit]).mean()
-    print(f"training accuracy: rank/not-index {rank_ok:.4f}, suit {suit_ok:.4f}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    export(model, mean, std, args.out)
     filter_path = args.out.with_name(args.out.stem.replace("classifier", "filter") + ".onnx")
     if filter_path == args.out:
         filter_path = args.out.with_name(args.out.stem + "_filter.onnx")
-    threshold = train_filter(features, rank, args.seed, filter_path)
+    if args.keep_mlp:
+        threshold, mlp_not = reuse_mlp(features, rank, args.out, filter_path)
+    else:
+        model, mean, std = train(features, rank, suit, args.seed, args.epochs, args.hidden)
+        _, rank_logits, suit_logits = model.forward(((features - mean) / std).astype(np.float32))
+        rank_ok = (rank_logits.argmax(1) == rank).mean()
+        has_suit = suit >= 0
+        suit_ok = (suit_logits.argmax(1)[has_suit] == suit[has_suit]).mean()
+        print(f"training accuracy: rank/not-index {rank_ok:.4f}, suit {suit_ok:.4f}")
+        export(model, mean, std, args.out)
+        threshold = train_filter(features, rank, args.seed, filter_path)
+        mlp_not = _softmax(rank_logits)[:, NOT_INDEX]
     info: dict[str, Any] = {
         "feature_size": FEATURE_SIZE, "ranks": RANKS + "-", "suits": SUITS,
         "min_confidence": 0.5, "filter_model": filter_path.name,
@@ -749,23 +781,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.out.stem.replace("classifier", "verifier") + ".onnx")
         if verifier_path == args.out:
             verifier_path = args.out.with_name(args.out.stem + "_verifier.onnx")
-        probabilities = train_verifier(crops, rank, suit, args.seed + 2, args.verifier_epochs,
-                                       verifier_path)
-        # How often the verifier looks, at the MLP's "not an index" share it is given.
-        mlp_not = _softmax(model.forward(((features - mean) / std).astype(np.float32))[1])
-        mlp_not = mlp_not[:, NOT_INDEX]
         is_index = rank != NOT_INDEX
         verify_below = args.verify_below
         looked = mlp_not < verify_below
-        v_rank, v_suit = probabilities(crops)
-        card_ok = ((v_rank.argmax(1) == rank) & ((v_suit.argmax(1) == suit) | ~is_index))
+        # The verifier reads only what the classifier may take: it learns on every index,
+        # every pair the classifier would hand it, and a share of the easy rest.
+        easy = np.random.default_rng(args.seed + 3).random(rank.size) < args.verifier_easy
+        chosen = np.flatnonzero(is_index | looked | easy)
+        print(f"verifier: {chosen.size} examples ({is_index.sum()} indices, "
+              f"{(looked & ~is_index).sum()} pairs the classifier hands it)", flush=True)
+        probabilities = train_verifier(crops[chosen], rank[chosen], suit[chosen], args.seed + 2,
+                                       args.verifier_epochs, verifier_path)
+        v_rank, v_suit = probabilities(crops[chosen])
+        ok = ((v_rank.argmax(1) == rank[chosen])
+              & ((v_suit.argmax(1) == suit[chosen]) | ~is_index[chosen]))
         print(f"verifier: looks below {verify_below:.4f} (at {looked[is_index].mean():.4f} of "
               f"the indices, {looked[~is_index].mean():.4f} of the rest); training accuracy "
-              f"{card_ok[is_index].mean():.4f} of the indices, {card_ok[~is_index].mean():.4f} "
-              "of the rest")
+              f"{ok[is_index[chosen]].mean():.4f} of the indices, "
+              f"{ok[~is_index[chosen]].mean():.4f} of the rest")
         info.update({"verifier_model": verifier_path.name,
                      "verify_below": round(verify_below, 6), "combine": "mean",
-                     "verifier_epochs": args.verifier_epochs})
+                     "verifier_epochs": args.verifier_epochs,
+                     "verifier_easy": args.verifier_easy})
     info_path = args.out.with_suffix(".json")
     info_path.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KiB) and {info_path.name}")
