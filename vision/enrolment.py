@@ -118,10 +118,10 @@ def upright_card(picture: np.ndarray) -> np.ndarray:
     # Order the corners so the long side runs down the card.
     centre = corners.mean(axis=0)
     angles = np.arctan2(corners[:, 1] - centre[1], corners[:, 0] - centre[0])
-    corners = corners[np.argsort(angles)]  # counter-clockwise from the left
+    corners = corners[np.argsort(angles)]  # clockwise on the picture (y runs down)
     if np.linalg.norm(corners[0] - corners[1]) > np.linalg.norm(corners[1] - corners[2]):
-        corners = np.roll(corners, 1, axis=0)
-    target = np.array([[0, 0], [0, CARD_H], [CARD_W, CARD_H], [CARD_W, 0]], np.float32)
+        corners = np.roll(corners, -1, axis=0)  # the first side is a short one
+    target = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], np.float32)
     matrix = cv2.getPerspectiveTransform(corners, target)
     return cv2.warpPerspective(picture, matrix, (CARD_W, CARD_H), flags=cv2.INTER_AREA)
 

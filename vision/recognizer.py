@@ -160,7 +160,8 @@ class Recognizer:
                 for row, card, value in zip(look, cards, score, strict=True):
                     if card is not None and rank[row] != NOT_INDEX:
                         rank[row], suit[row] = RANKS.index(card[0]), SUITS.index(card[1])
-                        confidence[row] = value
+                        # Sure only when it is surely an index and surely this card.
+                        confidence[row] = value * (1.0 - rank_p[row, NOT_INDEX])
         sure = (rank != NOT_INDEX) & (confidence >= self.min_confidence)
         unsure = ~sure & (rank_p[:, NOT_INDEX] < 0.5) if keep_unsure else np.zeros_like(sure)
         reads: list[_Read] = []

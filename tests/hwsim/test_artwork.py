@@ -102,3 +102,21 @@ def test_a_scene_of_real_artwork_puts_truth_on_index_ink(corpus: Path,
         assert (window < 120).mean() > 0.05, (x, y)  # ink of the index under the point
         assert (window > 180).mean() > 0.2, (x, y)  # on card stock
     assert np.unique(scene.image.reshape(-1, 3), axis=0).shape[0] > 1000
+
+
+def test_a_back_showing_card_faces_is_not_dealt_face_down(tmp_path: Path) -> None:
+    folder = tmp_path / "kde-nicu-white"
+    folder.mkdir()
+    back = np.full((140, 100, 4), 255, np.uint8)
+    import cv2
+
+    for name in ("AS", "back"):
+        cv2.imwrite(str(folder / f"{name}.png"), back)
+    deck = ArtworkDeck.named("kde-nicu-white", tmp_path)
+    assert artwork.artwork_back(deck, 100) is None  # its back shows four aces
+    from hwsim.camera import cards
+    from hwsim.camera.designs import DESIGNS
+    from hwsim.camera.faces import PLAIN_BACK_DESIGN
+
+    drawn = cards.render_back(DESIGNS[PLAIN_BACK_DESIGN], 100)
+    assert np.array_equal(render_back(deck, 100), drawn)

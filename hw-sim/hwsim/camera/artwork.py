@@ -48,6 +48,11 @@ HELD_OUT_DECKS: tuple[str, ...] = (
     "kde-tigullio-international",
 )
 
+# Decks whose back shows card faces (Nicu's backs show four aces, index corners and all):
+# a face-down card of theirs would be read as aces that the truth does not know of, and
+# no casino deals such a back, so their face-down cards get the simulator's plain back.
+BACKS_SHOWING_FACES: frozenset[str] = frozenset({"kde-nicu-white", "kde-nicu-ornamental"})
+
 CORPUS_ENV = "TABLECTL_DECK_CORPUS"
 DEFAULT_CORPUS = Path("var/deck-corpus")
 SUITS = "SHDC"
@@ -232,8 +237,9 @@ def _scaled_card(folder: Path, card: str, width_px: int) -> np.ndarray:
 
 
 def artwork_back(deck: ArtworkDeck, width_px: int) -> np.ndarray | None:
-    """The deck's back at `width_px`, or None where the corpus has no back for it."""
-    if not (deck.folder / "back.png").is_file():
+    """The deck's back at `width_px`, or None where the corpus has none for it (or one
+    showing card faces)."""
+    if deck.name in BACKS_SHOWING_FACES or not (deck.folder / "back.png").is_file():
         return None
     return _scaled_card(deck.folder, "back", width_px).copy()
 
