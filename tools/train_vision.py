@@ -1,9 +1,11 @@
 """Train the card-index classifier shipped in `vision/models/`.
 
-    python tools/train_vision.py [--seed 1] [--samples 2400] [--scenes 60] [--epochs 40]
+    python tools/train_vision.py [--seed 1] [--cache var/examples.npz]
 
-Training data is generated here from the renderer `hwsim.camera`, with the
-TUNING designs only (the held-out designs are never rendered by this script):
+(the defaults made the shipped models). Training data is generated here from
+the renderer `hwsim.camera`, with the drawn TUNING designs and the real decks
+of `hwsim.camera.artwork.TRAINING_DECKS` only (the held-out designs and decks
+are never rendered by this script; it refuses them):
 
 - card-level canvases: 1 to 3 cards of one design fanned on a felt, at a random
   size, rotation and slight perspective, with uneven light, glare, shadow, blur,
@@ -701,14 +703,14 @@ def make_examples(args: argparse.Namespace, designs: Sequence[Any],
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--samples", type=int, default=8000, help="card-level canvases")
-    parser.add_argument("--scenes", type=int, default=300,
+    parser.add_argument("--samples", type=int, default=10000, help="card-level canvases")
+    parser.add_argument("--scenes", type=int, default=400,
                         help="rendered scenes of the tuning designs")
     parser.add_argument("--scene-indices", action="store_true",
                         help="take index examples from the scenes too, not only negatives")
-    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--hidden", type=int, default=128)
-    parser.add_argument("--verifier-epochs", type=int, default=15,
+    parser.add_argument("--verifier-epochs", type=int, default=8,
                         help="epochs of the convolutional verifier (0: none)")
     parser.add_argument("--verify-below", type=float, default=0.9,
                         help="the verifier reads every pair the MLP gives less than this "
