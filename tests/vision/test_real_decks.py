@@ -1,0 +1,126 @@
+"""The shipped recognizer on real deck artwork it was never trained or tuned on.
+
+Decks come from Debian's card packages (`tools/render_deck_corpus.py`; the
+README's test command installs them). Two held-out decks of different
+families are drawn in clean scenes (no blur, tilt or chips): nearly every
+visible index must be read, and nearly every read right; then one deck is
+enrolled as the house deck from photos of its cards and read again, with no
+card read wrong.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from hwsim.camera import artwork
+from hwsim.camera.artwork import HELD_OUT_DECKS, TRAINING_DECKS, ArtworkDeck, artwork_card
+from hwsim.camera.deck_corpus import ensure_corpus
+from hwsim.camera.render import RenderedScene, SceneSpec, render_scene
+
+from vision.enrolment import EnrolmentReport, enrol
+from vision.house_deck import CARDS
+from vision.layout import layout_from_dict
+from vision.recognizer import MODEL_INFO, Recognizer
+
+DECKS = ("kde-nicu-white", "aisleriot-simplistic")
+HANDS = [{"box1": ["TH", "4C"], "box2": ["KS", "AD", "7H"], "box3": ["QC", "9D"],
+          "box4": ["2S", "8C", "5H"], "box5": ["JD", "3S"]},
+         {"box1": ["6D", "QH"], "box2": ["TC", "2H", "9S"], "box3": ["AS", "KH"],
+          "box4": ["5C", "8D"], "box5": ["4H", "JC", "7S"]}]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("corpus")
+    try:
+        ensure_corpus(folder, decks=DECKS)
+    except RuntimeError as error:  # the Debian card packages are missing
+        pytest.skip(str(error))
+    return folder
+
+
+def _scenes(deck: ArtworkDeck) -> list[RenderedScene]:
+    return [render_scene(SceneSpec(boxes=hands, dealer=["6S"], card_width=120,
+                                   felt_print=False), deck, seed)
+            for seed, hands in enumerate(HANDS)]
+
+
+def _score(recognizer: Recognizer, scenes: list[RenderedScene]) -> tuple[int, int, list[str]]:
+    """(visible cards read right, visible cards, wrong reads)."""
+    right, visible, wrong = 0, 0, []
+    for scene in scenes:
+        cards = recognizer.detect(scene.image, layout_from_dict(scene.layout))
+        radius = 0.25 * scene.card_width
+        shown = [t for t in scene.truth if t.index_points]
+        visible += len(shown)
+        read = set()
+        for det in cards:
+            near = [t.card for t in shown
+                    if min(math.dist((det.x, det.y), p) for p in t.index_points) <= radius]
+            partial = [t.card for t in scene.truth
+                       if any(math.dist((det.x, det.y), p) <= radius for p in t.partial_points)]
+            if det.card in near:
+                read.add(det.card)
+            elif det.card not in partial:
+                wrong.append(f"{det.card} at ({det.x:.0f}, {det.y:.0f})")
+        right += len(read)
+    return right, visible, wrong
+
+
+def test_the_decks_here_are_held_out_of_training() -> None:
+    import json
+
+    trained = json.loads(MODEL_INFO.read_text(encoding="utf-8"))["designs"]
+    assert set(DECKS) <= set(HELD_OUT_DECKS)
+    assert not set(trained) & set(HELD_OUT_DECKS)
+    assert set(TRAINING_DECKS) <= set(trained)
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_real_cards_never_seen_are_read(corpus: Path, deck: str) -> None:
+    # A floor, not the target (99.5%, measured by benchmarks/vision_real_decks.py): the
+    # models trained on drawn designs alone read 37% of such corners, half of them wrong.
+    right, visible, wrong = _score(Recognizer(), _scenes(ArtworkDeck.named(deck, corpus)))
+    assert visible >= 20
+    assert right >= math.ceil(0.9 * visible), f"{right} of {visible} read"
+    assert len(wrong) <= 0.05 * (right + len(wrong)), wrong
+
+
+def _photos(deck: ArtworkDeck) -> dict[str, np.ndarray]:
+    """Each card photographed lying on a dark mat, a little turned."""
+    photos = {}
+    for k, card in enumerate(CARDS):
+        face = artwork_card(card, deck, 260)
+        h, w = face.shape[:2]
+        mat = np.full((h + 120, w + 120, 3), 45.0, np.float32)
+        alpha = face[:, :, 3:4] / 255.0
+        mat[60:60 + h, 60:60 + w] = face[:, :, :3] * alpha + mat[60:60 + h, 60:60 + w] * (1 - alpha)
+        turn = cv2.getRotationMatrix2D((mat.shape[1] / 2, mat.shape[0] / 2), (k % 7) - 3, 1.0)
+        photos[card] = cv2.warpAffine(mat, turn, (mat.shape[1], mat.shape[0]),
+                                      borderValue=(45, 45, 45)).astype(np.uint8)
+    return photos
+
+
+def test_an_enrolled_house_deck_is_read_by_likeness(corpus: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(artwork.CORPUS_ENV, str(corpus))
+    deck = ArtworkDeck.named(DECKS[1], corpus)
+    recognizer = Recognizer()
+    report = EnrolmentReport()
+    photos = _photos(deck)
+    del photos["7C"]
+    photos["8C"] = photos["8D"]  # the eight of diamonds photographed twice
+    house = enrol(recognizer, photos, "test", report)
+    assert report.missing == ["7C"]
+    assert any("8C" in item and "8D" in item for item in report.alike)
+    complete = EnrolmentReport()
+    house = enrol(recognizer, _photos(deck), "test", complete)
+    assert complete.complete and len(complete.enrolled) == 52
+    reader = Recognizer(house_deck=house)
+    right, visible, wrong = _score(reader, _scenes(deck))
+    assert wrong == []
+    assert right >= math.ceil(0.9 * visible), f"{right} of {visible} read"
