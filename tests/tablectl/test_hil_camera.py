@@ -95,6 +95,25 @@ def test_witness_a_clean_round_raises_nothing(tmp_path: Path) -> None:
     assert result.camera["events"] == 8  # eight cards placed (one round: no sweep)
 
 
+def test_witness_reads_a_real_deck_and_raises_nothing(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from hwsim.camera import artwork
+    from hwsim.camera.deck_corpus import ensure_corpus
+
+    corpus = tmp_path / "corpus"
+    try:
+        ensure_corpus(corpus, decks=["kde-jolly-royal"])
+    except RuntimeError as error:  # the Debian card packages are missing
+        pytest.skip(str(error))
+    monkeypatch.setenv(artwork.CORPUS_ENV, str(corpus))
+    # The felt shows real artwork: every card the shoe deals is seen where it is due.
+    result = _play(_round(), tmp_path, "witness", camera_deck="kde-jolly-royal")
+    assert result.passed, "\n".join(result.problems())
+    assert result.rounds[0]["flags"] == [] and result.alarms == []
+    assert result.camera["flags"] == {}
+    assert result.camera["events"] == 8
+
+
 @pytest.mark.parametrize(("box", "code"), [(2, "CARD_OUT_OF_ORDER"),
                                            (4, "CARD_TO_EMPTY_BOX")])
 def test_witness_a_card_laid_on_the_wrong_box_halts_the_round(
