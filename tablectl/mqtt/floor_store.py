@@ -8,6 +8,7 @@ origin under the same id is a second table given the same id, refused and named.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -141,8 +142,6 @@ class FloorStore:
                 "the stored one is kept")))
 
     def _add_round(self, message: RoundMessage, received: float, added: Added) -> None:
-        import json
-
         net = json.dumps(message.net, sort_keys=True, separators=(",", ":"))
         flags = json.dumps(list(message.flags), separators=(",", ":"))
         values = (message.start_seq, message.end_seq, message.status, flags, net,
