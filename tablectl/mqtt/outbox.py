@@ -5,11 +5,14 @@ Every event is stored once, in the journal's own transaction (`events`, `rounds`
 connection of its own (through the WAL, so it sees each commit and never holds the
 daemon's writes back) and keeps how far the broker has acknowledged in a small mark
 file beside the journal (`<journal>.mqtt.json`). A lost or old mark only publishes
-again what the floor already has, which the floor ignores by (table, seq).
+again what the floor already has, which the floor ignores by (table, seq); the
+journal's origin (its id on the floor) comes from its first event, so it is the
+same again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -56,9 +59,10 @@ def mark_path(journal: str | Path) -> Path:
     return Path(f"{journal}.mqtt.json")
 
 
-def load_mark(path: Path) -> Mark:
-    """The mark beside a journal; a new origin when there is none. An unreadable
-    mark starts from 0 with a new origin only when no origin can be read."""
+def load_mark(path: Path) -> Mark | None:
+    """The mark beside a journal; None when there is none or it cannot be read (then
+    everything is published again, which the floor ignores, under the origin the
+    journal gives: `Outbox.origin`)."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
         origin = doc["origin"]
@@ -66,14 +70,8 @@ def load_mark(path: Path) -> Mark:
             raise ValueError("no origin")
         events, rounds = int(doc.get("events", 0)), int(doc.get("rounds", 0))
         return Mark(origin, max(events, 0), max(rounds, 0))
-    except FileNotFoundError:
-        pass
     except (OSError, ValueError, KeyError, TypeError):
-        # Half-written by a power cut: publish everything again, the floor dedups.
-        pass
-    mark = Mark(uuid.uuid4().hex)
-    save_mark(path, mark)
-    return mark
+        return None
 
 
 def save_mark(path: Path, mark: Mark) -> None:
@@ -126,6 +124,22 @@ class Outbox:
         return [OutRound(int(n), int(a), int(b), str(status), list(json.loads(flags)),
                          dict(json.loads(result)), None if at is None else float(at))
                 for n, a, b, status, flags, result, at in rows]
+
+    def origin(self) -> str | None:
+        """The journal's id on the floor, None while it has no event. Made from its
+        first event and the moment it was appended, so a lost mark file gives the
+        same id again; a journal from before appends were timed gets a random one
+        (kept in the mark)."""
+        row = self._db.execute(
+            "SELECT e.source, e.source_ref, e.event, t.at FROM events e "
+            "LEFT JOIN event_times t ON t.seq = e.seq WHERE e.seq = 1").fetchone()
+        if row is None:
+            return None
+        source, ref, event, at = row
+        if at is None:
+            return uuid.uuid4().hex
+        key = json.dumps([repr(float(at)), source, ref, event])
+        return hashlib.sha256(key.encode()).hexdigest()[:32]
 
     def last_seq(self) -> int:
         return int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])

@@ -66,27 +66,18 @@ class Publisher:
         except OutboxError as error:
             raise PublisherError(str(error)) from error
         self._mark_file = mark_path(journal)
-        try:
-            self.mark: Mark = load_mark(self._mark_file)
-        except OSError as error:
-            self.outbox.close()
-            raise PublisherError(f"{self._mark_file} cannot be written beside the journal: "
-                                 f"{error.strerror or error}") from error
-        self.origin = self.mark.origin
-        self._saved = (self.mark.events, self.mark.rounds)
+        # The origin ("" until the journal has its first event: nothing to publish).
+        self.mark: Mark = load_mark(self._mark_file) or Mark("")
+        self._saved = (self.mark.events, self.mark.rounds) if self.mark.origin else (-1, -1)
         self._saved_at = 0.0
+        self.client: mqtt.Client | None = None
         try:
-            self.client = make_client(self.broker, f"tablectl-{self.table}-{self.origin[:8]}")
+            self._take_origin()
+            if self.broker.tls:  # the TLS files are read now: a bad one stops the start
+                make_client(self.broker, "tablectl-check")
         except BrokerError as error:
             self.outbox.close()
             raise PublisherError(str(error)) from error
-        self.client.max_inflight_messages_set(256)
-        self.client.will_set(topics.topic(self.table, "status"), self._status("offline"),
-                             qos=1, retain=True)
-        self.client.on_connect = self._on_connect
-        self.client.on_disconnect = self._on_disconnect
-        self.client.on_publish = self._on_publish
-        self.client.on_message = self._on_message
         self.connected = threading.Event()
         self.error: str | None = None  # the newest problem with the broker, for the log
         self._wake = threading.Event()
@@ -107,10 +98,37 @@ class Publisher:
 
     # -- life -------------------------------------------------------------------------
 
+    @property
+    def origin(self) -> str:
+        return self.mark.origin
+
+    def _take_origin(self) -> bool:
+        """The origin from the mark, or from the journal once it has an event."""
+        if self.mark.origin:
+            return True
+        origin = self.outbox.origin()
+        if origin is None:
+            return False
+        self.mark = Mark(origin)
+        self._cursor = {"e": 0, "r": 0}
+        self._save_mark(force=True)
+        return True
+
+    def _connect(self) -> None:
+        client = make_client(self.broker, f"tablectl-{self.table}-{self.origin[:8]}")
+        client.max_inflight_messages_set(256)
+        client.will_set(topics.topic(self.table, "status"), self._status("offline"),
+                        qos=1, retain=True)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_publish = self._on_publish
+        client.on_message = self._on_message
+        client.connect_async(self.broker.host, self.broker.port,
+                             keepalive=self.broker.keepalive)
+        client.loop_start()
+        self.client = client
+
     def start(self) -> None:
-        self.client.connect_async(self.broker.host, self.broker.port,
-                                  keepalive=self.broker.keepalive)
-        self.client.loop_start()
         self._thread = threading.Thread(target=self._run, name="mqtt-publisher", daemon=True)
         self._thread.start()
 
@@ -130,18 +148,21 @@ class Publisher:
         if self._thread is not None:
             self._thread.join(5.0)
         self._take_acks()
-        if self.connected.is_set():
-            self._fresh = True
-            self._publish_state()  # the state as the table stops, retained
-            info = self.client.publish(topics.topic(self.table, "status"),
-                                       self._status("offline"), qos=1, retain=True)
-            try:
-                info.wait_for_publish(1.0)
-            except (RuntimeError, ValueError):
-                pass
-        self.client.disconnect()
-        self.client.loop_stop()
-        self._save_mark(force=True)
+        client = self.client
+        if client is not None:
+            if self.connected.is_set():
+                self._fresh = True
+                self._publish_state()  # the state as the table stops, retained
+                info = client.publish(topics.topic(self.table, "status"),
+                                      self._status("offline"), qos=1, retain=True)
+                try:
+                    info.wait_for_publish(1.0)
+                except (RuntimeError, ValueError):
+                    pass
+            client.disconnect()
+            client.loop_stop()
+        if self.mark.origin:
+            self._save_mark(force=True)
         self.outbox.close()
 
     # -- paho's thread ----------------------------------------------------------------
@@ -227,7 +248,8 @@ class Publisher:
 
     def _go_online(self) -> None:
         """After the id check: publish, or say that another table has this id."""
-        if self._check_until is None or not self.client.is_connected():
+        if (self._check_until is None or self.client is None
+                or not self.client.is_connected()):
             return
         if self._other is None and time.monotonic() < self._check_until:
             return
@@ -248,6 +270,10 @@ class Publisher:
         self.connected.set()
 
     def _cycle(self) -> None:
+        if self.client is None:
+            if not self._take_origin():
+                return  # an empty journal: nothing to publish yet
+            self._connect()
         self._take_acks()
         self._go_online()
         if self.connected.is_set():
@@ -315,6 +341,7 @@ class Publisher:
 
     def _send(self, kind: str, number: int, name: str, payload: bytes,
               properties: Properties | None, retain: bool = False) -> None:
+        assert self.client is not None
         info = self.client.publish(name, payload, qos=1, retain=retain, properties=properties)
         self._inflight[info.mid] = (kind, number)
         self.sent += 1

@@ -190,3 +190,41 @@ def test_an_event_payload_is_what_json_makes_of_it() -> None:
                     "source_ref": ref, "at": at, "sent": 1795600005.5, "event": event}
         assert json_module.loads(made) == expected
         assert made == encode(expected)
+
+
+def test_a_lost_mark_gives_the_same_origin_and_an_empty_journal_waits(
+        broker: Mosquitto, tmp_path: Path) -> None:
+    from table.journal import Journal
+
+    journal = Journal(tmp_path / "j.sqlite", profile="casinos-austria")
+    watcher = Watcher(broker.port)
+    publisher = Publisher(from_options(broker.url, "bj-12"), journal.path)
+    publisher.start()
+    try:
+        publisher.wake()
+        assert publisher.origin == "" and publisher.client is None  # nothing to publish
+        add_rounds(journal, 1)
+        publisher.wake()
+        watcher.wait(lambda: len(watcher.docs("events")) == 4, "the first round's events")
+        wait_for(lambda: publisher.mark.events == 4, "the acknowledgements")
+    finally:
+        publisher.stop()
+    origin = publisher.origin
+    assert origin and {d["origin"] for d in watcher.docs("events")} == {origin}
+    mark_path(journal.path).unlink()  # lost
+    again = Publisher(from_options(broker.url, "bj-12"), journal.path)
+    assert again.origin == origin  # the journal's first event says who it is
+    again.start()
+    try:
+        watcher.wait(lambda: len(watcher.docs("events")) == 8, "everything again")
+        assert [d["seq"] for d in watcher.docs("events")] == [1, 2, 3, 4] * 2
+    finally:
+        again.stop()
+        watcher.close()
+    # Another journal, with the same events at another moment, is another table.
+    other = make_journal(tmp_path / "other.sqlite", 1)
+    third = Publisher(from_options(broker.url, "bj-13"), other.path)
+    assert third.origin not in ("", origin)
+    third.stop()
+    other.close()
+    journal.close()
