@@ -58,8 +58,16 @@ class HouseDeck:
 
         The score is the best cosine similarity when a card is named, else 0.
         """
+        nearest, best, sure = self.nearest(embeddings)
+        names: list[str | None] = [card if ok else None
+                                   for card, ok in zip(nearest, sure, strict=True)]
+        return names, np.where(sure, best, 0.0).astype(np.float32)
+
+    def nearest(self, embeddings: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """For each embedding: the nearest enrolled card, its similarity, and whether that
+        is sure (near enough and clearly nearer than any other card)."""
         if embeddings.shape[0] == 0:
-            return [], np.zeros(0, np.float32)
+            return [], np.zeros(0, np.float32), np.zeros(0, bool)
         similarity = embeddings @ self.embeddings.T  # (m, n)
         per_card = np.full((embeddings.shape[0], len(CARDS)), -1.0, np.float32)
         for card in np.unique(self.labels):
@@ -69,9 +77,7 @@ class HouseDeck:
         best = per_card[rows, order[:, 0]]
         second = per_card[rows, order[:, 1]]
         sure = (best >= self.min_similarity) & (best - second >= self.min_margin)
-        names: list[str | None] = [CARDS[int(order[k, 0])] if sure[k] else None
-                                   for k in range(per_card.shape[0])]
-        return names, np.where(sure, best, 0.0).astype(np.float32)
+        return [CARDS[int(k)] for k in order[:, 0]], best, sure
 
     def save(self, path: Path | str) -> Path:
         path = Path(path)

@@ -154,18 +154,24 @@ class Recognizer:
         confidence = rank_p.max(axis=1) * suit_p.max(axis=1)
         if self.house_deck is not None:
             # Whether a pair is an index the networks say; which card, the enrolled deck.
+            network_confidence = confidence.copy()
             confidence[:] = 0.0
             if self._verifier is not None and look.size and embedding is not None:
-                cards, score = self.house_deck.match(embedding)
-                for row, card, value in zip(look, cards, score, strict=True):
-                    if card is not None and rank[row] != NOT_INDEX:
-                        rank[row], suit[row] = RANKS.index(card[0]), SUITS.index(card[1])
-                        # Sure only when it is surely an index and surely this card.
-                        confidence[row] = value * (1.0 - rank_p[row, NOT_INDEX])
+                nearest, similarity, sure = self.house_deck.nearest(embedding)
+                for k, row in enumerate(look):
+                    if rank[row] == NOT_INDEX:
+                        continue
+                    card = nearest[k]
+                    read = RANKS[rank[row]] + SUITS[suit[row]]
+                    if sure[k]:  # surely this card, and as sure as the networks of an index
+                        confidence[row] = similarity[k] * (1.0 - rank_p[row, NOT_INDEX])
+                    elif card == read:  # the networks read it surely, and the deck agrees
+                        confidence[row] = network_confidence[row]
+                    rank[row], suit[row] = RANKS.index(card[0]), SUITS.index(card[1])
         sure = (rank != NOT_INDEX) & (confidence >= self.min_confidence)
         unsure = ~sure & (rank_p[:, NOT_INDEX] < 0.5) if keep_unsure else np.zeros_like(sure)
         reads: list[_Read] = []
-        for k in np.flatnonzero(sure | unsure):
+        for k in map(int, np.flatnonzero(sure | unsure)):
             down = suit_at[k] - rank_at[k]
             scale = float(np.hypot(down[0], down[1]))
             middle = (rank_at[k] + suit_at[k]) / 2.0
