@@ -90,9 +90,14 @@ class CameraHealth:
             since = self._last_good if self._last_good is not None else self._started
             age = now - since
             problem = self._problem
-            if self._reading_since is not None and now - self._reading_since > self.timeout_s:
+            # A read that has hung for the whole timeout, or one that has hung a while when
+            # no usable frame came for the timeout (it began a moment after the last one).
+            hanging = None if self._reading_since is None else now - self._reading_since
+            if hanging is not None and (hanging > self.timeout_s or (
+                    age > self.timeout_s and problem is None
+                    and hanging >= min(1.0, self.timeout_s / 2))):
                 problem = (f"a frame read has not returned for "
-                           f"{now - self._reading_since:.0f} s (the camera hangs)")
+                           f"{hanging:.0f} s (the camera hangs)")
             reason = None
             if age > self.timeout_s:
                 what = (f"no usable frame for {age:.0f} s" if self._last_good is not None

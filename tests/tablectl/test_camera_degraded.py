@@ -260,6 +260,24 @@ def test_health_goes_degraded_after_the_timeout_and_back_with_a_usable_frame() -
     assert "has not returned for 3 s" in health.report().reason
 
 
+def test_a_read_hanging_since_just_after_the_last_frame_is_named_as_the_reason() -> None:
+    from tablectl.camera_health import CameraHealth
+
+    clock = Clock()
+    health = CameraHealth(timeout_s=2.0, clock=clock)
+    health.good_frame()
+    clock.now += 0.1
+    health.reading(True)  # the next read starts a moment later and never returns
+    clock.now += 2.0  # 2.1 s since the frame, 2.0 s into the read: degraded now
+    report = health.report()
+    assert report.state == "degraded"
+    assert "has not returned for 2 s" in report.reason
+    health.reading(False)
+    health.reading(True)  # a read that has only just begun is no hang
+    clock.now += 0.2
+    assert "delivers nothing" in health.report().reason
+
+
 def test_black_and_garbage_frames_never_reach_the_recognizer() -> None:
     from tablectl.camera_feed import CameraFeed
 
