@@ -32,6 +32,7 @@ from firmware_bridge.shoelink import (
     ShoeStatus,
     ShoeUnreadable,
 )
+from tests.tablectl.helpers import wait_for
 
 SHOE_TIMING = ShoeTiming(resend_interval_s=0.01, heartbeat_interval_s=0.04)
 HOST_TIMING = LinkTiming(offline_after_s=0.12, hello_interval_s=0.04)
@@ -145,6 +146,9 @@ def test_ten_thousand_cards_arrive_exactly_once_in_order(
     counts = shoe.faults.counts
     injected = getattr(counts, kind) if kind != "mixed" else sum(vars(counts).values())
     assert injected > 0, "the fault never happened: the test proves nothing"
+    # The reader counts a frame once its consumer has taken it, a moment after the store
+    # (and so the shoe's ACK) saw it: wait for the count, then it must be exact.
+    wait_for(lambda: reader.stats.delivered >= 10_002, "the reader's delivered count", 5.0)
     stats = reader.stats
     assert stats.delivered == 10_002
     if kind in ("noise", "corrupt"):
