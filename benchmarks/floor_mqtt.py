@@ -66,7 +66,8 @@ def session(folder: Path, rounds: int) -> list[Round]:
 
 def play(table: str, path: Path, rounds: list[Round], url: str, rate: float | None,
          go: EventType, stop: EventType, publish: bool) -> None:
-    """One table: a round a commit, at `rate` events/s (None: flat out), until `stop`."""
+    """One table: a round a commit, at `rate` events/s (None: flat out), until `stop`;
+    then (with the broker there) it keeps publishing until its outbox is empty."""
     journal = Journal(path, profile="casinos-austria")
     publisher = Publisher(from_options(url, table), path) if publish else None
     if publisher is not None:
@@ -88,6 +89,13 @@ def play(table: str, path: Path, rounds: list[Round], url: str, rate: float | No
             if ahead > 0:
                 stop.wait(ahead)
     if publisher is not None:
+        # A table that stops leaves what it has not sent for its next start; here it
+        # sends everything first, so that the floor can have it all.
+        last = journal.last_committed_seq
+        deadline = time.monotonic() + 300
+        while (publisher.mark.events < last and publisher.connected.is_set()
+               and time.monotonic() < deadline):
+            time.sleep(0.05)
         publisher.stop(linger_s=5.0)
     journal.close()
 
@@ -169,6 +177,7 @@ def live(folder: Path, broker: Mosquitto, rounds: list[Round], tables: int,
     elapsed = time.monotonic() - started
     latencies = floor.latencies or []
     label = "flat out" if rate is None else f"{rate:.0f} events/s a table"
+    label += f", {floor.duplicates} repeats ignored"
     print(f"live, {tables} tables, {label}: {total} events in {elapsed:.1f} s, "
           f"{floor.stored_events / elapsed:,.0f} events/s into the floor "
           f"({'all' if done else 'NOT all'} stored); publish-to-floor p50 "
