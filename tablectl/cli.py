@@ -66,6 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if not verbose:
             _quiet_libraries()
+            sys.unraisablehook = _quiet_unraisable
         parser = build_parser()
         args, extra = parser.parse_known_args(argv)
         if extra:  # said by the command's own parser, with its usage
@@ -96,6 +97,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"{command}: unexpected error: {type(error).__name__}: {detail}"
              + ("" if verbose else " (--verbose shows where)"))
         return 1
+
+
+def _quiet_unraisable(unraisable: sys.UnraisableHookArgs) -> None:
+    """An error Python cannot raise (in a finaliser or a weak reference's callback): a
+    Ctrl-C or a closed output landing there is the interrupt the command already reports;
+    anything else is one line, not the interpreter's traceback."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt | BrokenPipeError):
+        return
+    _say(f"tablectl: ignored an error in {unraisable.object!r}: "
+         f"{type(unraisable.exc_value).__name__}: {unraisable.exc_value}")
 
 
 def _command_words(args: argparse.Namespace) -> list[str]:
