@@ -113,7 +113,7 @@ def sweep_unfinished(path: Path) -> list[Path]:
         if not name.startswith(prefix):
             continue
         pid_text = name[len(prefix):].split("-", 1)[0]
-        if pid_text.isdigit() and _alive(int(pid_text)) and int(pid_text) != os.getpid():
+        if pid_text.isdigit() and process_alive(int(pid_text)) and int(pid_text) != os.getpid():
             continue  # another process is making it now
         try:
             candidate.unlink()
@@ -123,7 +123,8 @@ def sweep_unfinished(path: Path) -> list[Path]:
     return removed
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process of this id runs (one of another user's counts as running)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -7,11 +7,12 @@ cannot remove it: the next one sweeps every such folder whose process is gone.
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import tempfile
 from pathlib import Path
+
+from table.journal_file import process_alive
 
 FOLDER_PREFIX = "tablectl-sim-"
 
@@ -30,7 +31,7 @@ def sweep_stale_folders(parent: str | None = None) -> list[Path]:
         pid = folder.name[len(FOLDER_PREFIX):].split("-", 1)[0]
         try:
             if pid.isdigit() and "-" in folder.name[len(FOLDER_PREFIX):]:
-                if _alive(int(pid)):
+                if process_alive(int(pid)):
                     continue
                 shutil.rmtree(folder)
             else:
@@ -39,16 +40,6 @@ def sweep_stale_folders(parent: str | None = None) -> list[Path]:
             continue
         removed.append(folder)
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def signal_name(number: int) -> str:
