@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from table.journal import Journal
+from table.journal import Journal, JournalError
 from tablectl.sim import SimOptions, SimulatedTable, run_simulation
 from tests.tablectl.helpers import wait_for
 from tests.tablectl.test_daemon import DELIVERED_S, Bench, Running, bet
@@ -112,6 +112,14 @@ def test_a_full_disk_halts_loses_nothing_and_the_table_resumes_by_itself(
         bench.shutdown()
 
 
+def _stored_rounds(path: Path) -> int:
+    try:
+        with Journal(path, read_only=True) as reader:
+            return len(reader.rounds())
+    except (JournalError, OSError):  # not created yet, or busy: none stored as far as seen
+        return 0
+
+
 def test_the_simulated_table_stops_on_a_full_disk_and_counts_what_is_stored(
         small_disk: Path, capsys: pytest.CaptureFixture[str]) -> None:
     journal = small_disk / "journal.sqlite"
@@ -121,6 +129,9 @@ def test_the_simulated_table_stops_on_a_full_disk_and_counts_what_is_stored(
 
     def fill_after_a_few_rounds(sim: SimulatedTable) -> None:
         wait_for(lambda: sim.rounds_played >= 5, "five rounds", 60)
+        # The dealer plays ahead of the journal's group commit: fill the disk once a
+        # round is stored, so that the summary has stored rounds to count.
+        wait_for(lambda: _stored_rounds(journal) >= 1, "a stored round", 60)
         filled.append(_fill(small_disk))
 
     sims: list[SimulatedTable] = []
