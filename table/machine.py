@@ -56,6 +56,7 @@ EXTRA_CARD = "EXTRA_CARD"
 DEALER_DREW_ON_STAND = "DEALER_DREW_ON_STAND"
 DEALER_STOOD_ON_DRAW = "DEALER_STOOD_ON_DRAW"
 CUT_CARD = "CUT_CARD"
+SHOE_RELOADED = "SHOE_RELOADED"
 INTERNAL_ERROR = "INTERNAL_ERROR"
 
 OWNER_ONLY = ("hit", "stand", "double", "split", "rescue", "buy", "twist", "timeout")
@@ -1035,10 +1036,14 @@ class Table:
 
     def _on_shoe(self, event: ShoeStatus) -> None:
         if event.status == "loaded":
-            if self.state in IN_ROUND or self.state == "halted":
-                raise Refused("a new shoe goes in between rounds, not during one")
             self.inventory.reload()
             self._new_shoe_due = False
+            if self.state in IN_ROUND:
+                # The cards still to come are from a shoe nobody has seen: one flag, and
+                # the pit voids the round or lets it go on from the new shoe.
+                self._misdeal(None, SHOE_RELOADED, self.state)
+            elif self.state == "halted" and SHOE_RELOADED not in self._require_round().flags:
+                self._require_round().flags.append(SHOE_RELOADED)
             return
         self._new_shoe_due = True
         if self._round is not None and self._round.status == "open":

@@ -53,6 +53,7 @@ FLAG_MEANINGS = {
     "SHOE_CAMERA_MISMATCH": "the camera saw a different card from the one the shoe read",
     "CARD_NOT_FROM_SHOE": "the camera saw a card on the felt that never left the shoe",
     "SHOE_OFFLINE": "the shoe went offline in the middle of a round",
+    "SHOE_RELOADED": "a new shoe was loaded in the middle of a round",
     "INTERNAL_ERROR": "the table's software failed on an event; the round is held",
     "CUT_CARD": "the cut card came out: this round finishes, then a new shoe",
 }

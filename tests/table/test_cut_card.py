@@ -20,15 +20,55 @@ def test_the_cut_card_mid_round_is_a_notice_and_the_round_plays_on() -> None:
     assert tbl.new_shoe_due  # until the new shoe is in
 
 
-def test_a_new_shoe_goes_in_between_rounds_only() -> None:
-    tbl = play("casinos-austria", [bet(1, 100), DEAL, *cards("TS"), {"shoe": "cut_card"}])
-    refused = tbl.apply(ShoeStatus("loaded"))
-    assert not refused.accepted and "between rounds" in (refused.reason or "")
+def test_a_new_shoe_between_rounds_fills_the_inventory() -> None:
+    tbl = play("casinos-austria", [bet(1, 100), DEAL, *cards("TS"), {"shoe": "cut_card"},
+                                   *cards("7H", "9C"), do(1, "stand"), *cards("KS")])
     assert tbl.new_shoe_due
-    feed(tbl, [*cards("7H", "9C"), do(1, "stand"), *cards("KS")])
-    assert tbl.apply(ShoeStatus("loaded")).accepted
+    outcome = tbl.apply(ShoeStatus("loaded"))
+    assert outcome.accepted and not outcome.flags
     assert not tbl.new_shoe_due
-    assert tbl.inventory.left("TS") == 6  # six decks, full again
+    assert tbl.inventory.left("TS") == 6  # one per deck, six decks: full again
+
+
+def test_a_shoe_reloaded_mid_round_is_one_flag_for_the_pit() -> None:
+    tbl = play("casinos-austria", [bet(1, 100), DEAL, *cards("TS", "7H")])
+    outcome = tbl.apply(ShoeStatus("loaded"))
+    assert outcome.accepted and outcome.flags == ("SHOE_RELOADED",)
+    due = tbl.due()
+    assert due.halted and due.open_flags == ("SHOE_RELOADED",)
+    assert set(due.resolutions) == {"void", "accept"}  # casinos-austria allows both
+    # Nothing more is dealt while it waits: a card now is refused, not a new flag.
+    assert not tbl.apply(Card("9C")).accepted
+    assert tbl.inventory.left("TS") == 6  # the new shoe is full
+    # A second report of the same reload adds nothing for the pit to resolve.
+    again = tbl.apply(ShoeStatus("loaded"))
+    assert again.accepted and not again.flags and tbl.due().open_flags == ("SHOE_RELOADED",)
+
+
+def test_the_pit_lets_the_round_go_on_from_the_new_shoe() -> None:
+    tbl = play("casinos-austria", [bet(1, 100), DEAL, *cards("TS", "7H"),
+                                   {"shoe": "loaded"}, {"resolve": "accept"}])
+    assert not tbl.due().halted and tbl.due().card_for == 1
+    # TS+9C = 19 against 7H+KS = 17: the round settles as usual, the flag on its record.
+    feed(tbl, [*cards("9C"), do(1, "stand"), *cards("KS")])
+    result = last(tbl)
+    assert result["status"] == "settled" and result["flags"] == ["SHOE_RELOADED"]
+    assert result["net"] == {"box1/main": 100}
+
+
+def test_the_pit_voids_the_round_and_every_bet_goes_back() -> None:
+    tbl = play("casinos-austria", [bet(1, 100), DEAL, *cards("TS", "7H"),
+                                   {"shoe": "loaded"}, {"resolve": "void"}])
+    result = last(tbl)
+    assert result["status"] == "void" and result["net"] == {"box1/main": 0}
+
+
+def test_a_void_only_profile_offers_only_void() -> None:
+    # live-studio (seed 002): any system or human error cancels the round.
+    tbl = play("live-studio", [bet(1, 100), DEAL, *cards("TS")])
+    assert tbl.apply(ShoeStatus("loaded")).flags == ("SHOE_RELOADED",)
+    assert tuple(tbl.due().resolutions) == ("void",)
+    assert not tbl.apply({"resolve": "accept"}).accepted
 
 
 def test_a_cut_card_between_rounds_asks_for_a_new_shoe_without_a_notice() -> None:
