@@ -538,6 +538,10 @@ def test_a_shoe_rebooted_while_the_daemon_was_down_is_read(bench: Bench) -> None
     assert second.cards.wait_delivered(3.0), "the rebooted shoe's frames never arrived"
     assert [event for _, event in bench.shoe_events()[-2:]] == [{"shoe": "loaded"},
                                                                  {"card": "9C"}]
+    # It came back mid-round (box 1 was to decide): one flag waits for the pit, and the
+    # new shoe's card waits behind it instead of flagging a misdeal of its own.
+    due = second.service.table.due()
+    assert due.halted and due.open_flags == ("SHOE_RELOADED",)
     # The first boot's frames keep their references; the new boot numbers anew.
     assert bench.shoe_events()[:len(stored)] == stored
     assert all(ref.startswith("0:") for ref, _ in stored)
