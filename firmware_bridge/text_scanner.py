@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from firmware_bridge.serial_port import Backoff, PortUnavailable, ReopeningPort
-from firmware_bridge.shoelink.events import RANK_LETTERS, SUIT_LETTERS, LinkState, card_code
+from firmware_bridge.shoelink.events import LinkState
+from foundation.cards import CardError, card_code, card_numbers
 
 log = logging.getLogger(__name__)
 
@@ -68,17 +69,10 @@ class ScannerStats:
 
 def parse_card_line(text: str) -> tuple[int, int]:
     """'AS', '10h', 'qd ' → (rank 1-13, suit 0-3); ValueError says what is wrong."""
-    code = text.strip().upper()
-    if code.startswith("10"):
-        code = "T" + code[2:]
-    if len(code) != 2:
-        raise ValueError("expected a rank (A 2-9 10/T J Q K) and a suit (S H D C)")
-    rank, suit = code[0], code[1]
-    if rank not in RANK_LETTERS:
-        raise ValueError(f"unknown rank {rank!r}")
-    if suit not in SUIT_LETTERS:
-        raise ValueError(f"unknown suit {suit!r}")
-    return RANK_LETTERS.index(rank) + 1, SUIT_LETTERS.index(suit)
+    try:
+        return card_numbers(text)
+    except CardError as error:
+        raise ValueError(error.problem) from None
 
 
 class TextScannerReader:

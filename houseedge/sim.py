@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from foundation.cards import ALL_CARDS, RANKS, SUITS
 from houseedge.mainbet import Analysis, category
 from houseedge.strategy import up_name
-from table.cards import ALL_CARDS, pack_cards
+from table.cards import pack_cards
 from table.payouts import ratio, sevens_prize, win_amount
 from table.profiles import Rules
 
@@ -28,8 +29,8 @@ S, H, D, P, R = 0, 1, 2, 3, 4
 PLAYING, STOOD, BUST, SURRENDERED, NATURAL, PAID, RESCUED = 0, 1, 2, 3, 4, 5, 6
 CODES = {"S": S, "H": H, "D": D, "P": P, "R": R}
 VALUE = np.array([1 if c[0] == "A" else 10 if c[0] in "TJQK" else int(c[0]) for c in ALL_CARDS])
-RANK = np.array(["A23456789TJQK".index(c[0]) for c in ALL_CARDS])
-SUIT = np.array(["SHDC".index(c[1]) for c in ALL_CARDS])
+RANK = np.array([RANKS.index(c[0]) for c in ALL_CARDS])
+SUIT = np.array([SUITS.index(c[1]) for c in ALL_CARDS])
 AS, JS = ALL_CARDS.index("AS"), ALL_CARDS.index("JS")
 
 

@@ -12,7 +12,7 @@ from houseedge.sim import PAID, RANK, STAKE, STOOD, SUIT, Ints
 if TYPE_CHECKING:
     from houseedge.simround import Round
 
-SEVEN, SIX, EIGHT = 6, 5, 7  # rank indices in 'A23456789TJQK'
+SEVEN, SIX, EIGHT = 6, 5, 7  # indices in foundation.cards.RANKS
 
 
 def _win(stake: Ints, num: int, den: int) -> Ints:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from foundation.cards import ALL_CARDS
 from houseedge.mainbet import Analysis
 from houseedge.sim import (
     AS,
@@ -28,7 +29,6 @@ from houseedge.sim import (
     check_supported,
 )
 from houseedge.simbonus import natural_takes, pay_21_at_once
-from table.cards import ALL_CARDS
 from table.payouts import ratio, sevens_prize, win_amount
 from table.profiles import Rules
 

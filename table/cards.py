@@ -1,12 +1,15 @@
-"""Cards, shoe compositions and the inventory of what a shoe can still hold."""
+"""What cards are worth, shoe compositions and the inventory of what a shoe can still hold.
+
+The card alphabet itself (codes, parsing) is `foundation.cards`.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
 
-RANKS = "A23456789TJQK"
-SUITS = "SHDC"
+from foundation.cards import ALL_CARDS, TEN, CardError
+
 TEN_VALUE_RANKS = frozenset("TJQK")
 PICTURE_RANKS = frozenset("JQK")
 
@@ -23,40 +26,8 @@ RANK_POINTS: dict[str, int] = {
     "T": 10, "J": 10, "Q": 10, "K": 10,
 }
 
-ALL_CARDS: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
 # Card code -> points, for the hot path (one dict lookup per card).
 CARD_POINTS: dict[str, int] = {card: RANK_POINTS[card[0]] for card in ALL_CARDS}
-
-
-class CardError(ValueError):
-    """A card code that is not a card."""
-
-
-def _build_parse_table() -> dict[str, str]:
-    table: dict[str, str] = {}
-    for rank in RANKS:
-        spellings = [rank, rank.lower()]
-        if rank == "T":
-            spellings += ["10"]
-        for suit in SUITS:
-            for spelled_rank in spellings:
-                for spelled_suit in (suit, suit.lower()):
-                    table[spelled_rank + spelled_suit] = rank + suit
-    return table
-
-
-_PARSE_TABLE = _build_parse_table()
-
-
-def parse_card(text: object) -> str:
-    """Return the canonical code (`AS`, `TD`) of a card written as `as`, `10h`, `Td`..."""
-    if isinstance(text, str):
-        card = _PARSE_TABLE.get(text.strip())
-        if card is not None:
-            return card
-    raise CardError(
-        f"unknown card {text!r}: write rank A 2-9 T(or 10) J Q K then suit S H D C, e.g. 'AS', 'TD'"
-    )
 
 
 def rank(card: str) -> str:
@@ -81,7 +52,7 @@ def pack_cards(kind: str) -> tuple[str, ...]:
     if kind == STANDARD:
         return ALL_CARDS
     if kind == SPANISH:
-        return tuple(card for card in ALL_CARDS if card[0] != "T")
+        return tuple(card for card in ALL_CARDS if card[0] != TEN)
     raise CardError(f"unknown shoe kind {kind!r}: use one of {', '.join(SHOE_KINDS)}")
 
 

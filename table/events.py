@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from table.cards import CardError, parse_card
+from foundation.cards import CardError, parse_card
 
 SPOTS = ("main", "insurance", "pair", "dealer_bust", "3cw", "queens", "sevens")
 ACTIONS = (

@@ -47,8 +47,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "hw-sim")]
 
+from foundation.cards import RANKS, SUITS  # noqa: E402
 from vision.candidates import find_blobs  # noqa: E402
-from vision.detection import RANKS, SUITS  # noqa: E402
 from vision.features import CROP_H, CROP_W, FEATURE_SIZE, GLANCE_START, net_input  # noqa: E402
 from vision.onnx_writer import ConvLayer, DenseLayer, cnn_to_onnx, mlp_to_onnx  # noqa: E402
 from vision.recognizer import (  # noqa: E402

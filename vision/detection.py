@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-RANKS = "A23456789TJQK"
-SUITS = "SHDC"
-
 
 @dataclass(frozen=True)
 class Detection:

@@ -13,7 +13,6 @@ cannot be found, or that looks like another enrolled card is named in the report
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detection import RANKS, SUITS
+from foundation.cards import RANKS, SUITS, CardError, parse_card
 from vision.house_deck import CARDS, HouseDeck
 from vision.images import ImageError, read_image
 from vision.recognizer import NOT_INDEX, Recognizer, candidate_features
@@ -29,7 +28,6 @@ from vision.recognizer import NOT_INDEX, Recognizer, candidate_features
 CARD_W, CARD_H = 110, 154  # the upright card, as a table camera sees one
 VIEWS = ((85, 0.0), (100, -6.0), (115, 5.0), (130, -3.0), (140, 8.0), (95, 3.0))
 SAME_CARD_SIMILARITY = 0.97  # two inputs this alike are the same card
-_NAME = re.compile(r"^(10|[2-9AJQKT])([SHDC])$", re.IGNORECASE)
 
 
 @dataclass
@@ -60,11 +58,10 @@ class EnrolmentReport:
 
 def card_of_name(path: Path) -> str | None:
     """The card a file is named by ('10h.jpg' -> 'TH'), or None."""
-    match = _NAME.match(path.stem.strip())
-    if match is None:
+    try:
+        return parse_card(path.stem)
+    except CardError:
         return None
-    rank = match.group(1).upper()
-    return ("T" if rank == "10" else rank) + match.group(2).upper()
 
 
 def pictures_in_folder(folder: Path, report: EnrolmentReport) -> dict[str, np.ndarray]:

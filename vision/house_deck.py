@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from vision.detection import RANKS, SUITS
+from foundation.cards import ALL_CARDS
 
 FORMAT = "house-deck/1"
-CARDS: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
+CARDS: tuple[str, ...] = ALL_CARDS
 MIN_SIMILARITY = 0.75  # cosine similarity to the best exemplar
 MIN_MARGIN = 0.04  # over the best exemplar of any other card
 

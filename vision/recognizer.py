@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from foundation.cards import RANKS, SUITS
 from vision.candidates import find_blobs, pair_blobs
-from vision.detection import RANKS, SUITS, Detection
+from vision.detection import Detection
 from vision.features import (
     CROP_H,
     CROP_W,

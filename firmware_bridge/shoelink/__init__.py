@@ -8,7 +8,6 @@ from firmware_bridge.shoelink.events import (
     ShoeHello,
     ShoeStatus,
     ShoeUnreadable,
-    card_code,
 )
 from firmware_bridge.shoelink.link import LinkTiming, ShoeLinkReader
 from firmware_bridge.shoelink.stats import LinkStats
@@ -24,5 +23,4 @@ __all__ = [
     "ShoeLinkReader",
     "ShoeStatus",
     "ShoeUnreadable",
-    "card_code",
 ]

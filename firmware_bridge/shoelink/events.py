@@ -4,13 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-RANK_LETTERS = "A23456789TJQK"  # index = rank - 1
-SUIT_LETTERS = "SHDC"  # index = suit
-
-
-def card_code(rank: int, suit: int) -> str:
-    """The 2-letter code of a card: rank 1-13, suit 0-3 → 'AS', 'TD', '7C'."""
-    return RANK_LETTERS[rank - 1] + SUIT_LETTERS[suit]
+from foundation.cards import card_code
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from foundation.cards import RANKS
 from table.cards import SHOE_KINDS
 
 RATIOS = ("1:2", "1:1", "6:5", "3:2", "2:1", "5:2", "3:1", "5:1")
@@ -66,7 +67,7 @@ class Rules:
     # Ten-value cards split "value" (J+Q) or only the same "rank".
     split_by: str = "value"
     # Ranks that may be split at all ("A" for a split-aces-only table).
-    split_ranks: str = "A23456789TJQK"
+    split_ranks: str = RANKS
     resplit_aces: bool = False
     split_aces_one_card: bool = True
     # pontoon-british deals one card to each split hand at once.
@@ -223,10 +224,10 @@ def _check_value(source: str, key: str, value: Any) -> Any:
         low, high = _RANGES[key]
         if not low <= value <= high:
             raise ProfileError(source, key, f"{value} is out of range; use {low} to {high}")
-    if key == "split_ranks" and (not value or not set(value) <= set("A23456789TJQK")):
-        raise ProfileError(source, key, "use ranks from 'A23456789TJQK', e.g. 'A' for aces only")
-    if key == "surrender_against" and not set(value) <= set("A23456789TJQK"):
-        raise ProfileError(source, key, "use dealer ranks from 'A23456789TJQK', e.g. '23456789'")
+    if key == "split_ranks" and (not value or not set(value) <= set(RANKS)):
+        raise ProfileError(source, key, f"use ranks from '{RANKS}', e.g. 'A' for aces only")
+    if key == "surrender_against" and not set(value) <= set(RANKS):
+        raise ProfileError(source, key, f"use dealer ranks from '{RANKS}', e.g. '23456789'")
     return value
 
 

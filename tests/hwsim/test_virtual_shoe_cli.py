@@ -92,7 +92,7 @@ def test_a_bad_stacked_file_is_refused_with_the_line(
     stack = tmp_path / "stack.txt"
     stack.write_text("AS KD\nXX\n", encoding="utf-8")
     assert main(["sim", "shoe", "--stacked", str(stack)]) == 2
-    assert f"{stack}:2: 'XX' is not a card" in capsys.readouterr().err
+    assert f"{stack}:2: unknown card 'XX'" in capsys.readouterr().err
 
 
 def test_a_bad_fault_spec_is_refused(capsys: pytest.CaptureFixture[str]) -> None:

@@ -93,8 +93,8 @@ def test_stacked_list_errors_name_the_line(tmp_path: Path) -> None:
     with pytest.raises(CardListError) as error:
         load_stacked(path)
     message = str(error.value)
-    assert f"{path}:2: 'ZZ' is not a card" in message
-    assert f"{path}:3: '1H' is not a card" in message
+    assert f"{path}:2: unknown card 'ZZ'" in message
+    assert f"{path}:3: unknown card '1H'" in message
     with pytest.raises(CardListError, match="cannot read"):
         load_stacked(tmp_path / "missing.txt")
     with pytest.raises(CardListError, match="no cards"):

@@ -1,31 +1,11 @@
-"""Card parsing, shoe compositions and the shoe inventory."""
+"""Shoe compositions and the shoe inventory."""
 
 from __future__ import annotations
 
 import pytest
 
-from table.cards import (
-    CardError,
-    ShoeInventory,
-    pack_cards,
-    parse_card,
-    shoe_composition,
-)
-
-
-@pytest.mark.parametrize(
-    ("text", "card"),
-    [("AS", "AS"), ("TD", "TD"), ("10H", "TH"), ("10h", "TH"), ("qd", "QD"), (" 7c ", "7C"),
-     ("Ks", "KS")],
-)
-def test_cards_parse_in_every_accepted_spelling(text: str, card: str) -> None:
-    assert parse_card(text) == card
-
-
-@pytest.mark.parametrize("text", ["1X", "11H", "AX", "", "A", "ASS", "0S", 7, None])
-def test_a_bad_card_is_refused_with_the_notation(text: object) -> None:
-    with pytest.raises(CardError, match="rank A 2-9 T"):
-        parse_card(text)
+from foundation.cards import CardError
+from table.cards import ShoeInventory, pack_cards, shoe_composition
 
 
 def test_a_standard_pack_has_52_cards_and_a_spanish_pack_48_without_tens() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table.cards import ALL_CARDS
+from foundation.cards import ALL_CARDS
 from table.events import Bet, Card, Deal, Do, Event, Resolve
 from table.machine import Table
 from table.profiles import list_profiles, load_profile

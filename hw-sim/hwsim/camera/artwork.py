@@ -23,7 +23,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from hwsim.camera.cards import RANKS, card_height, parse_card
+from foundation.cards import RANKS, SUITS
+from hwsim.camera.cards import card_height, parse_card
 
 __all__ = ["ArtworkDeck", "IndexGlyphBoxes", "corpus_folder", "deck_index_boxes",
            "artwork_card", "artwork_back", "artwork_glyph_boxes"]
@@ -55,7 +56,6 @@ BACKS_SHOWING_FACES: frozenset[str] = frozenset({"kde-nicu-white", "kde-nicu-orn
 
 CORPUS_ENV = "TABLECTL_DECK_CORPUS"
 DEFAULT_CORPUS = Path("var/deck-corpus")
-SUITS = "SHDC"
 
 Box = tuple[float, float, float, float]
 

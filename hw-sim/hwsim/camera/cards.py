@@ -12,10 +12,10 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from foundation.cards import RANKS, SUITS, is_card_code, rank_label
 from hwsim.camera.designs import CardDesign
-from hwsim.camera.pips import SUITS, draw_pip
+from hwsim.camera.pips import draw_pip
 
-RANKS = "A23456789TJQK"
 CARD_ASPECT = 88 / 63  # height / width
 SUPERSAMPLE = 4
 
@@ -39,14 +39,10 @@ def card_height(width_px: int) -> int:
 
 def parse_card(card: str) -> tuple[str, str]:
     """Split a card code such as 'QS' into rank and suit; a clear error otherwise."""
-    if len(card) != 2 or card[0] not in RANKS or card[1] not in SUITS:
+    if not is_card_code(card):
         raise ValueError(f"bad card code {card!r}: use a rank of {RANKS} and a suit of "
                          f"{SUITS}, e.g. 'QS' or 'TD'")
     return card[0], card[1]
-
-
-def _rank_label(rank: str) -> str:
-    return "10" if rank == "T" else rank
 
 
 @lru_cache(maxsize=64)
@@ -87,7 +83,7 @@ def _draw_index(img: np.ndarray, rank: str, suit: str, design: CardDesign, width
     """Draw the top-left index on `img` (a card `width` pixels wide); return the boxes
     of its rank glyph and its suit pip."""
     rank_h, suit_size, x0, y0, suit_cy = _index_layout(design, width)
-    glyph = _rank_glyph(_rank_label(rank), design.font, rank_h, design.font_thickness)
+    glyph = _rank_glyph(rank_label(rank), design.font, rank_h, design.font_thickness)
     gh, gw = glyph.shape
     # Centre the rank and the pip on one column, the width of the widest rank.
     column = max(_index_glyph_width(design, rank_h, "Q"), suit_size)

@@ -19,11 +19,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from foundation.cards import RANKS, SUITS
 from hwsim.camera.artwork import HELD_OUT_DECKS, TRAINING_DECKS, ArtworkDeck
-from hwsim.camera.cards import RANKS
 from hwsim.camera.designs import DESIGNS, HELD_OUT_DESIGNS, TUNING_DESIGNS, CardDesign
 from hwsim.camera.faces import Design, design_named
-from hwsim.camera.pips import SUITS
 from hwsim.camera.render import RenderedScene, SceneSpec, render_scene
 
 DECK = [r + s for r in RANKS for s in SUITS]

@@ -1,7 +1,7 @@
 """Real card artwork from the Debian card-deck packages, rendered to PNG.
 
-The corpus is a folder `OUT/<deck>/<CARD>.png` (52 faces, CARD = rank in
-`RANKS` + suit in `SUITS`, e.g. `TD.png`) plus `OUT/<deck>/back.png` when the
+The corpus is a folder `OUT/<deck>/<CARD>.png` (52 faces, CARD = the code
+`foundation.cards` writes, e.g. `TD.png`) plus `OUT/<deck>/back.png` when the
 deck has a back, and `OUT/manifest.json` (format "deck-corpus/1"). Decks come
 from the aisleriot themes (`gnome-cards-data`) and the KDE card decks
 (`kdegames-card-data-kf5`); `DECKS` says which are kept and why the others are
@@ -27,9 +27,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-RANKS = "A23456789TJQK"
-SUITS = "SHDC"
-CARDS = [r + s for s in SUITS for r in RANKS]
+from foundation.cards import ALL_CARDS
+
+CARDS = list(ALL_CARDS)
 FORMAT = "deck-corpus/1"
 DEFAULT_HEIGHT = 360
 PACKAGES = ("gnome-cards-data", "kdegames-card-data-kf5", "librsvg2-bin")

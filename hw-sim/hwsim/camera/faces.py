@@ -12,9 +12,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from foundation.cards import RANKS, SUITS
 from hwsim.camera import artwork, cards
 from hwsim.camera.artwork import ArtworkDeck
-from hwsim.camera.cards import RANKS, CardGeometry, card_height
+from hwsim.camera.cards import CardGeometry, card_height
 from hwsim.camera.designs import DESIGNS, CardDesign
 
 Design = CardDesign | ArtworkDeck
@@ -75,7 +76,7 @@ def card_geometry(design: Design, width_px: int) -> CardGeometry:
     if not isinstance(design, ArtworkDeck):
         return cards.card_geometry(design, width_px)
     boxes = [index_boxes(design, width_px, rank + suit)[0]
-             for rank in RANKS for suit in artwork.SUITS]
+             for rank in RANKS for suit in SUITS]
     top_left = (min(b[0] for b in boxes), min(b[1] for b in boxes),
                 max(b[2] for b in boxes), max(b[3] for b in boxes))
     height = card_height(width_px)

@@ -17,13 +17,13 @@ second).
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from foundation.cards import parse_card
 from hwsim.camera.faces import Design
 from hwsim.camera.steady_felt import SteadyFelt
 from hwsim.camera.table_frames import (
@@ -34,7 +34,6 @@ from hwsim.camera.table_frames import (
 )
 
 PLACES: tuple[str, ...] = TABLE_BOXES + ("dealer",)
-_CARD = re.compile(r"^(10|[2-9TJQKA])([SHDC])$")
 
 
 def place_name(place: int | str) -> str:
@@ -48,15 +47,6 @@ def place_name(place: int | str) -> str:
     if name not in PLACES:
         raise ValueError(f"unknown place {place!r}: use box1 to box7 (or 1 to 7) and dealer")
     return name
-
-
-def card_code(card: str) -> str:
-    """A card code as the renderer draws it: `"10h"` -> `"TH"`."""
-    match = _CARD.match(card.strip().upper())
-    if match is None:
-        raise ValueError(f"not a card: {card!r} (rank A 2-9 T J Q K, then suit S H D C)")
-    rank, suit = match.groups()
-    return ("T" if rank == "10" else rank) + suit
 
 
 class Felt:
@@ -77,14 +67,14 @@ class Felt:
 
     def put(self, place: int | str, card: str) -> None:
         """Lay `card` on `place` (on top of the hand there, fanned as dealers do)."""
-        name, code = place_name(place), card_code(card)
+        name, code = place_name(place), parse_card(card)
         with self._lock:
             self._places[name].append(code)
             self._version += 1
 
     def remove(self, place: int | str, card: str) -> None:
         """Take `card` off `place`; ValueError if it does not lie there."""
-        name, code = place_name(place), card_code(card)
+        name, code = place_name(place), parse_card(card)
         with self._lock:
             if code not in self._places[name]:
                 raise ValueError(f"{code} does not lie on {name}")
@@ -93,7 +83,7 @@ class Felt:
 
     def move(self, card: str, from_place: int | str, to_place: int | str) -> None:
         """Push `card` from one place to another (it goes on top of the hand there)."""
-        source, target, code = place_name(from_place), place_name(to_place), card_code(card)
+        source, target, code = place_name(from_place), place_name(to_place), parse_card(card)
         with self._lock:
             if code not in self._places[source]:
                 raise ValueError(f"{code} does not lie on {source}")
@@ -105,7 +95,7 @@ class Felt:
         """`card_a` (on `place_a`) and `card_b` (on `place_b`) trade places: each takes the
         other's position in its hand."""
         name_a, name_b = place_name(place_a), place_name(place_b)
-        code_a, code_b = card_code(card_a), card_code(card_b)
+        code_a, code_b = parse_card(card_a), parse_card(card_b)
         with self._lock:
             hand_a, hand_b = self._places[name_a], self._places[name_b]
             if code_a not in hand_a or code_b not in hand_b:

@@ -7,7 +7,7 @@ import math
 import cv2
 import numpy as np
 
-SUITS = "SHDC"
+from foundation.cards import SUITS
 
 Colour = tuple[int, int, int]
 

@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from hwsim.shoe.cards import normalise
+from foundation.cards import TEN, parse_card, rank_label
 from hwsim.shoe.pty_port import VirtualPort
 
 GARBAGE_LINES = ("??", "XS", "1H", "A", "AS7", "*ERR 12*", "QZ", "\x7f\x01")
@@ -26,8 +26,8 @@ GARBAGE_LINES = ("??", "XS", "1H", "A", "AS7", "*ERR 12*", "QZ", "\x7f\x01")
 def spell(card: str, rng: random.Random) -> str:
     """One of the ways a scanner may print `card` ('TH' → '10H', 'th', 'TH')."""
     rank, suit = card[0], card[1]
-    if rank == "T" and rng.random() < 0.5:
-        rank = "10"
+    if rank == TEN and rng.random() < 0.5:
+        rank = rank_label(rank)
     text = rank + suit
     if rng.random() < 0.3:
         text = text.lower()
@@ -62,7 +62,7 @@ class VirtualTextScanner:
         wait_for_host: bool = False,
     ) -> None:
         """`wait_for_host`: deal nothing until a host has opened the port."""
-        self._cards = [normalise(c) for c in cards]
+        self._cards = [parse_card(c) for c in cards]
         self.card_interval_s = card_interval_s
         self.garbage = garbage
         self._rng = random.Random(seed)

@@ -38,7 +38,7 @@ from firmware_bridge.shoelink.frames import (
     parse_ack_payload,
     shoe_payload,
 )
-from hwsim.shoe.cards import normalise, parse_card
+from foundation.cards import card_numbers, parse_card
 from hwsim.shoe.faults import FaultInjector, LineFaults
 from hwsim.shoe.pty_port import VirtualPort
 
@@ -159,7 +159,7 @@ class VirtualShoe:
         self._stalled_until = 0.0
         self._stall_buffer = bytearray()
         self._replug_at: float | None = None
-        self._load = _Load(deque(normalise(c) for c in cards), cut_card_after)
+        self._load = _Load(deque(parse_card(c) for c in cards), cut_card_after)
         if announce_loaded:
             self._status.append(ShoeEventCode.LOADED)
         self.dealer_paced = dealer_paced
@@ -249,7 +249,7 @@ class VirtualShoe:
             self._next_seq = 1
             self.acked_seq = 0
             if cards is not None:
-                self._load = _Load(deque(normalise(c) for c in cards), None)
+                self._load = _Load(deque(parse_card(c) for c in cards), None)
                 self._status.append(ShoeEventCode.LOADED)
             self._boot(time.monotonic())
         self._wake()
@@ -278,7 +278,7 @@ class VirtualShoe:
         """A freshly shuffled shoe goes in (between rounds): the cards left are
         taken out, the new ones loaded and `loaded` reported."""
         with self._lock:
-            self._load = _Load(deque(normalise(c) for c in cards), cut_card_after)
+            self._load = _Load(deque(parse_card(c) for c in cards), cut_card_after)
             self._draws_allowed = 0
             self._status.append(ShoeEventCode.LOADED)
         self._wake()
@@ -286,7 +286,7 @@ class VirtualShoe:
     def deal_more(self, cards: Sequence[str]) -> None:
         """Put more cards behind the ones still in the shoe."""
         with self._lock:
-            self._load.cards.extend(normalise(c) for c in cards)
+            self._load.cards.extend(parse_card(c) for c in cards)
             self._load.empty_sent = False
         self._wake()
 
@@ -470,7 +470,7 @@ class VirtualShoe:
             frame = Frame(FrameType.UNREADABLE, seq, index_payload(index))
             record = SentRecord(seq, "unreadable", index)
         else:
-            rank, suit = parse_card(card)
+            rank, suit = card_numbers(card)
             low = bool(self.low_confidence) and self._rng.random() < self.low_confidence
             frame = Frame(FrameType.CARD, seq, card_payload(rank, suit, index, low))
             record = SentRecord(seq, "card", index, card=card, low_confidence=low)
