@@ -147,6 +147,10 @@ class ReopeningPort:
         self.fail(message)
         return False
 
+    def problem(self) -> str:
+        """Why the port is closed: its latest error ('' while it is open)."""
+        return "" if self.is_open else self.last_error
+
     def fail(self, reason: str) -> None:
         """Close after an error; the next open waits the back-off."""
         self._note_failure(reason)

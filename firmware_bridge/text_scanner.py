@@ -9,11 +9,11 @@ to the consumer as `RejectedLine`, never as a card.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from firmware_bridge.serial_port import Backoff, PortUnavailable, ReopeningPort
+from firmware_bridge.port_reader import PortReader, deliver_safely, open_port
+from firmware_bridge.serial_port import Backoff, ReopeningPort
 from firmware_bridge.shoelink.events import LinkState
 from foundation.cards import CardError, card_code, card_numbers
 
@@ -75,81 +75,32 @@ def parse_card_line(text: str) -> tuple[int, int]:
         raise ValueError(error.problem) from None
 
 
-class TextScannerReader:
-    """Reads a line-per-card scanner in its own thread; best-effort delivery."""
+class TextScannerProtocol:
+    """The scanner's lines as a `PortProtocol`: bytes in, cards and rejected lines out."""
 
-    best_effort = True
-
-    def __init__(
-        self,
-        port: ReopeningPort | str,
-        deliver: Callable[[ScannerEvent], None],
-        *,
-        baudrate: int = 9600,
-        backoff: Backoff | None = None,
-    ) -> None:
-        if isinstance(port, str):
-            port = ReopeningPort(port, baudrate=baudrate, backoff=backoff)
-        self.port = port
+    def __init__(self, deliver: Callable[[ScannerEvent], None]) -> None:
         self._deliver = deliver
-        self._stats = ScannerStats()
+        self.stats = ScannerStats()
         self._buffer = bytearray()
         self._overlong = False
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._online = False
+        self.online = False
 
-    @property
-    def stats(self) -> ScannerStats:
-        snapshot = ScannerStats(**asdict(self._stats))
-        snapshot.port_errors = self.port.errors
-        return snapshot
+    def started(self, now: float) -> None:
+        pass
 
-    @property
-    def online(self) -> bool:
-        return self._online
+    def tick(self, now: float) -> None:
+        pass
 
-    def start(self) -> None:
-        if self._thread is not None:
-            raise RuntimeError("the reader is already running")
-        log.warning("%s", DELIVERY_WARNING)
-        self._thread = threading.Thread(target=self._run, name="text-scanner", daemon=True)
-        self._thread.start()
+    def port_opened(self, now: float) -> None:
+        self._buffer.clear()
+        self._overlong = False
+        self._set_online(True, "port open")
 
-    def stop(self, timeout_s: float = 2.0) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout_s)
-            self._thread = None
-        self.port.close()
+    def port_lost(self, reason: str) -> None:
+        self._set_online(False, reason)
 
-    def __enter__(self) -> TextScannerReader:
-        if self._thread is None:
-            self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            if not self.port.is_open:
-                self._set_online(False, "the port is closed")
-                had_opened = self.port.opens > 0
-                if not self.port.ensure_open(self._stop):
-                    continue
-                if had_opened:
-                    self._stats.reconnects += 1
-                self._buffer.clear()
-                self._overlong = False
-                self._set_online(True, "port open")
-            try:
-                data = self.port.read()
-            except PortUnavailable:
-                continue
-            if data:
-                self._stats.bytes_in += len(data)
-                self.feed(data)
+    def received(self, data: bytes, now: float) -> None:
+        self.feed(data)
 
     def feed(self, data: bytes) -> None:
         """Split bytes into lines and handle each complete one."""
@@ -171,38 +122,85 @@ class TextScannerReader:
         self._buffer += chunk
         if len(self._buffer) > MAX_LINE:
             self._overlong = True
-            self._stats.lines += 1
+            self.stats.lines += 1
             self._reject(bytes(self._buffer[:MAX_LINE]), f"line longer than {MAX_LINE} bytes")
             self._buffer.clear()
 
     def _handle_line(self, raw: bytes) -> None:
         text = raw.decode("ascii", errors="replace").strip()
         if not text:
-            self._stats.blank_lines += 1
+            self.stats.blank_lines += 1
             return
-        self._stats.lines += 1
+        self.stats.lines += 1
         try:
             rank, suit = parse_card_line(text)
         except ValueError as error:
             self._reject(raw, str(error))
             return
-        self._stats.cards += 1
-        self._emit(ScannedCard(self._stats.cards, rank, suit))
+        self.stats.cards += 1
+        self._emit(ScannedCard(self.stats.cards, rank, suit))
 
     def _reject(self, raw: bytes, reason: str) -> None:
         text = raw.decode("ascii", errors="replace").strip()
-        self._stats.rejected += 1
-        self._stats.last_rejected = text
-        log.warning("scanner line %d %r rejected: %s", self._stats.lines, text, reason)
-        self._emit(RejectedLine(self._stats.lines, text, reason))
+        self.stats.rejected += 1
+        self.stats.last_rejected = text
+        log.warning("scanner line %d %r rejected: %s", self.stats.lines, text, reason)
+        self._emit(RejectedLine(self.stats.lines, text, reason))
 
     def _set_online(self, online: bool, reason: str) -> None:
-        if online != self._online:
-            self._online = online
+        if online != self.online:
+            self.online = online
             self._emit(LinkState(online, reason))
 
     def _emit(self, event: ScannerEvent) -> None:
-        try:
-            self._deliver(event)
-        except Exception:
-            log.exception("the consumer failed on %r", event)
+        deliver_safely(self._deliver, event)
+
+
+class TextScannerReader:
+    """Reads a line-per-card scanner in its own thread; best-effort delivery."""
+
+    best_effort = True
+
+    def __init__(
+        self,
+        port: ReopeningPort | str,
+        deliver: Callable[[ScannerEvent], None],
+        *,
+        baudrate: int = 9600,
+        backoff: Backoff | None = None,
+    ) -> None:
+        self.port = open_port(port, baudrate, backoff)
+        self.lines = TextScannerProtocol(deliver)
+        self._reader = PortReader(self.port, self.lines, name="text-scanner")
+
+    @property
+    def stats(self) -> ScannerStats:
+        snapshot = ScannerStats(**asdict(self.lines.stats))
+        counts = self._reader.counts
+        snapshot.bytes_in = counts.bytes_in
+        snapshot.reconnects = counts.reconnects
+        snapshot.port_errors = counts.port_errors
+        return snapshot
+
+    @property
+    def online(self) -> bool:
+        return self.lines.online
+
+    def feed(self, data: bytes) -> None:
+        """Handle bytes as if read from the port (lines may be split anywhere)."""
+        self.lines.feed(data)
+
+    def start(self) -> None:
+        log.warning("%s", DELIVERY_WARNING)
+        self._reader.start()
+
+    def stop(self, timeout_s: float = 2.0) -> None:
+        self._reader.stop(timeout_s)
+
+    def __enter__(self) -> TextScannerReader:
+        if not self._reader.running:
+            self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from firmware_bridge.shoelink.frames import (
+    Frame,
+    FrameType,
+    parse_card_payload,
+    parse_index_payload,
+    parse_shoe_payload,
+)
 from foundation.cards import card_code
 
 
@@ -64,3 +71,13 @@ class LinkState:
 ReliableEvent = ShoeCard | ShoeUnreadable | ShoeStatus  # carry a seq to acknowledge
 ShoeEvent = ReliableEvent | ShoeHello | LinkState
 RELIABLE_EVENTS = (ShoeCard, ShoeUnreadable, ShoeStatus)
+
+
+def reliable_event(frame: Frame) -> ReliableEvent:
+    """The event a reliable frame carries; FrameError if its payload is malformed."""
+    if frame.type == FrameType.CARD:
+        rank, suit, index, low = parse_card_payload(frame.payload)
+        return ShoeCard(frame.seq, index, rank, suit, low)
+    if frame.type == FrameType.UNREADABLE:
+        return ShoeUnreadable(frame.seq, parse_index_payload(frame.payload))
+    return ShoeStatus(frame.seq, parse_shoe_payload(frame.payload).name.lower())

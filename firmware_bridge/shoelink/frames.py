@@ -77,6 +77,15 @@ def seq_distance(start: int, end: int) -> int:
     return (end - start) % (SEQ_MODULUS - 1)
 
 
+HALF_RING = (SEQ_MODULUS - 1) // 2  # further ahead than this is behind
+
+
+def signed_seq_distance(start: int, end: int) -> int:
+    """Steps from `start` to `end` on the 1 … 65535 ring, negative if `end` is behind."""
+    forward = seq_distance(start, end)
+    return forward if forward <= HALF_RING else forward - (SEQ_MODULUS - 1)
+
+
 def pack_frame(frame: Frame) -> bytes:
     """The decoded bytes of `frame`, CRC included (not yet COBS-encoded)."""
     if not 0 <= frame.seq < SEQ_MODULUS:
@@ -233,6 +242,17 @@ def parse_heartbeat_payload(payload: bytes) -> tuple[int, int]:
         raise FrameError("payload", f"HEARTBEAT payload of {len(payload)} bytes, expected 8")
     index, uptime = _HEARTBEAT.unpack(payload)
     return int(index), int(uptime)
+
+
+_UPTIME_WRAP_MARGIN_MS = 600_000
+
+
+def uptime_went_back(before_ms: int, now_ms: int) -> bool:
+    """True if the uptime went back (a reboot), not counting the u32 wrap after 49.7 days."""
+    if now_ms >= before_ms:
+        return False
+    wrapped = before_ms > 0xFFFFFFFF - _UPTIME_WRAP_MARGIN_MS and now_ms < _UPTIME_WRAP_MARGIN_MS
+    return not wrapped
 
 
 def hello_payload(info: dict[str, str]) -> bytes:

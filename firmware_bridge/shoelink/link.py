@@ -1,80 +1,31 @@
-"""The host side of ShoeLink v1: one reader thread per shoe.
+"""The ShoeLink reader: the protocol core (`core.ShoeLinkCore`) driven by the
+one reader lifecycle (`firmware_bridge.port_reader.PortReader`) on a serial port.
 
-The reader frames the byte stream, checks sequence numbers and hands every
-reliable event (card, unreadable card, shoe status) to the consumer exactly
-once and in order. The consumer calls `ack(seq)` once it has stored the
-event; only then does the shoe hear that it may forget the frame.
+The reader hands every reliable event (card, unreadable card, shoe status) to
+the consumer exactly once and in order, on its own thread. The consumer calls
+`ack(seq)` once it has stored the event; only then does the shoe hear that it
+may forget the frame.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from firmware_bridge.serial_port import Backoff, PortUnavailable, ReopeningPort
-from firmware_bridge.shoelink.events import (
-    LinkState,
-    ShoeCard,
-    ShoeEvent,
-    ShoeHello,
-    ShoeStatus,
-    ShoeUnreadable,
-)
-from firmware_bridge.shoelink.frames import (
-    Frame,
-    FrameDecoder,
-    FrameError,
-    FrameType,
-    ack_payload,
-    encode_frame,
-    next_seq,
-    parse_card_payload,
-    parse_heartbeat_payload,
-    parse_hello_payload,
-    parse_index_payload,
-    parse_shoe_payload,
-    seq_distance,
-)
+from firmware_bridge.port_reader import PortReader, open_port
+from firmware_bridge.serial_port import Backoff, ReopeningPort
+from firmware_bridge.shoelink.core import Deliver, LinkTiming, ShoeLinkCore
 from firmware_bridge.shoelink.stats import LinkStats
 
-log = logging.getLogger(__name__)
-
-_HALF_RING = 32767
-_HELLO_REQ = encode_frame(Frame(FrameType.HELLO_REQ, 0, b""))
-
-Deliver = Callable[[ShoeEvent], None]
-
-
-@dataclass(frozen=True)
-class LinkTiming:
-    """Host-side timing; the defaults are the protocol's."""
-
-    offline_after_s: float = 3.0  # no valid frame this long: the shoe is offline
-    hello_interval_s: float = 1.0  # HELLO_REQ this often until a HELLO comes
-
-
-class _Sync:
-    """Where the reader stands with the shoe's numbering."""
-
-    AWAIT_HELLO = "await-hello"  # after opening or going offline
-    AWAIT_HEARTBEAT = "await-heartbeat"  # HELLO seen; did the shoe restart?
-    SYNCED = "synced"
+__all__ = ["Deliver", "LinkTiming", "ShoeLinkReader"]
 
 
 class ShoeLinkReader:
     """Reads one ShoeLink shoe in its own thread and delivers its events.
 
-    `resume_after`: the last sequence number the consumer stored before
-    (from its journal), 0 for a shoe that was never read; None trusts the
-    first reliable frame after the shoe's HELLO (see docs/protocol.md).
-    `known_uptime_ms`: the shoe's uptime when that frame was stored; if the
-    shoe's first heartbeat shows less, it rebooted while nobody read it and its
-    numbering starts at 1 again (`ShoeHello.restarted`).
-    `deliver` runs on the reader thread; it should store or queue the event
-    and return quickly. Then call `ack(seq)` from any thread once stored.
+    The arguments after `deliver` are the core's (`ShoeLinkCore`): where the
+    consumer's journal says to resume, and the shoe's uptime then. `deliver`
+    runs on the reader thread; it should store or queue the event and return
+    quickly. Then call `ack(seq)` from any thread once stored.
     """
 
     def __init__(
@@ -88,371 +39,54 @@ class ShoeLinkReader:
         backoff: Backoff | None = None,
         known_uptime_ms: int | None = None,
     ) -> None:
-        if isinstance(port, str):
-            port = ReopeningPort(port, baudrate=baudrate, backoff=backoff)
-        self.port = port
-        self._deliver = deliver
-        self.timing = timing or LinkTiming()
-        self._stats = LinkStats()
-        self._decoder = FrameDecoder()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._ack_lock = threading.Lock()
+        self.port = open_port(port, baudrate, backoff)
+        self.core = ShoeLinkCore(
+            self.port, deliver, resume_after=resume_after, timing=timing,
+            known_uptime_ms=known_uptime_ms,
+        )
+        self._reader = PortReader(self.port, self.core, name="shoelink-reader")
 
-        if resume_after is not None and not 0 <= resume_after <= 65535:
-            raise ValueError(f"resume_after {resume_after} must be a sequence number 0-65535")
-        # `_expected`: the next seq to deliver; None until the first frame sets it.
-        self._expected: int | None = None if resume_after is None else next_seq(resume_after)
-        self._delivered_last: int | None = resume_after or None
-        self._stored: int | None = resume_after or None
-        self._highest_seen: int | None = self._delivered_last
-        self._sync = _Sync.AWAIT_HELLO
-        self._online = False
-        # Until the shoe first speaks: when the reader started, and whether its silence
-        # since was reported (a shoe dead or silent from boot is offline too).
-        self._started_at: float | None = None
-        self._silence_reported = False
-        # A rewind asked for by the consumer, done on the reader thread: (seq, then).
-        self._rewind: tuple[int, Callable[[], None]] | None = None
-        self._last_frame_at = 0.0
-        self._last_hello_req_at = 0.0
-        # The shoe's uptime when the consumer last stored one of its frames (from its
-        # journal): a first heartbeat below it means the shoe rebooted meanwhile.
-        self._last_uptime: int | None = known_uptime_ms
-        self._last_serial: str | None = None
-        self._pending_hello: dict[str, str] | None = None
-        self._start_window: dict[int, Frame] = {}
-
-    # Life cycle -----------------------------------------------------------
+    @property
+    def timing(self) -> LinkTiming:
+        return self.core.timing
 
     def start(self) -> None:
-        if self._thread is not None:
-            raise RuntimeError("the reader is already running")
-        self._thread = threading.Thread(target=self._run, name="shoelink-reader", daemon=True)
-        self._thread.start()
+        self._reader.start()
 
     def stop(self, timeout_s: float = 2.0) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout_s)
-            self._thread = None
-        self.port.close()
+        self._reader.stop(timeout_s)
 
     def __enter__(self) -> ShoeLinkReader:
-        if self._thread is None:
+        if not self._reader.running:
             self.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    # Consumer side ----------------------------------------------------------
-
     @property
     def online(self) -> bool:
-        return self._online
+        return self.core.online
 
     @property
     def shoe_uptime_ms(self) -> int | None:
         """The shoe's uptime from its latest heartbeat (None before the first)."""
-        return self._last_uptime
+        return self.core.shoe_uptime_ms
 
     @property
     def stats(self) -> LinkStats:
-        """A snapshot of the counters."""
-        counts = self._decoder.counts
-        snapshot = LinkStats(**self._stats.as_dict())
-        snapshot.frames = counts.frames
-        snapshot.crc_errors = counts.crc_errors
-        snapshot.bad_frames += counts.bad_frames
-        snapshot.port_errors = self.port.errors
+        """A snapshot of the counters: the protocol's and the port's."""
+        snapshot = self.core.stats
+        counts = self._reader.counts
+        snapshot.bytes_in = counts.bytes_in
+        snapshot.reconnects = counts.reconnects
+        snapshot.port_errors = counts.port_errors
         return snapshot
 
     def ack(self, seq: int) -> bool:
-        """Tell the shoe that every reliable event up to `seq` is stored.
-
-        Call it only after the event is durably stored. A sequence number never
-        delivered in the shoe's current numbering (a consumer bug, or an event
-        stored just as the shoe restarted) is not sent: a warning is logged and
-        False returned.
-        """
-        with self._ack_lock:
-            last = self._delivered_last
-            if last is None or seq_distance(seq, last) > _HALF_RING:
-                log.warning(
-                    "ack(%d) not sent: no such event was delivered (last delivered: %s)",
-                    seq, last,
-                )
-                return False
-            self._stored = seq
-            self._send_ack(seq)
-            return True
+        """Tell the shoe that every reliable event up to `seq` is stored (`ShoeLinkCore.ack`)."""
+        return self.core.ack(seq)
 
     def rewind(self, stored: int, then: Callable[[], None]) -> None:
-        """Deliver again every frame after `stored` (0: none of this numbering is
-        stored): the consumer could not store what it was given (a full disk) and the
-        shoe still holds those frames. Done on the reader thread before it delivers
-        anything more; `then` runs there right after, so that what the consumer hears
-        from `then` comes after every frame delivered before the rewind."""
-        with self._ack_lock:
-            self._rewind = (stored, then)
-
-    # Reader thread ---------------------------------------------------------
-
-    def _do_rewind(self) -> None:
-        with self._ack_lock:
-            request, self._rewind = self._rewind, None
-            if request is None:
-                return
-            stored, then = request
-            self._expected = next_seq(stored) if stored else 1
-            self._delivered_last = self._stored = stored or None
-        log.info("the shoe's frames after %d are read again", stored)
-        then()
-
-    def _run(self) -> None:
-        self._started_at = time.monotonic()
-        while not self._stop.is_set():
-            self._silent_since_start(time.monotonic())
-            if self._rewind is not None:
-                self._do_rewind()
-            if not self.port.is_open and not self._reopen():
-                continue
-            try:
-                data = self.port.read()
-            except PortUnavailable:
-                self._go_offline("the port failed")
-                continue
-            now = time.monotonic()
-            if data:
-                self._stats.bytes_in += len(data)
-                for frame in self._decoder.feed(data):
-                    self._handle(frame, now)
-            self._watchdog(now)
-
-    def _reopen(self) -> bool:
-        self._go_offline("the port is closed")
-        had_opened = self.port.opens > 0
-        if not self.port.ensure_open(self._stop):
-            return False
-        if had_opened:
-            self._stats.reconnects += 1
-        self._decoder = _fresh_decoder(self._decoder)
-        self._sync = _Sync.AWAIT_HELLO
-        self._last_frame_at = time.monotonic()
-        self._send_hello_req(self._last_frame_at)
-        return True
-
-    def _watchdog(self, now: float) -> None:
-        if self._online and now - self._last_frame_at > self.timing.offline_after_s:
-            self._go_offline(f"no frame for {self.timing.offline_after_s:g} s")
-        if self._sync == _Sync.AWAIT_HELLO and (
-            now - self._last_hello_req_at >= self.timing.hello_interval_s
-        ):
-            self._send_hello_req(now)
-
-    def _silent_since_start(self, now: float) -> None:
-        """A shoe that has not spoken within the timeout since the reader started
-        is offline, as one that fell silent later is (reported once)."""
-        started = self._started_at
-        if (self._online or self._silence_reported or started is None
-                or now - started <= self.timing.offline_after_s):
-            return
-        self._silence_reported = True
-        self._stats.offline_events += 1
-        problem = self.port.last_error if not self.port.is_open else None
-        reason = (f"no frame from the shoe in the {self.timing.offline_after_s:g} s since "
-                  "start" + (f" ({problem})" if problem else ""))
-        log.warning("shoe offline: %s", reason)
-        self._emit(LinkState(False, reason))
-
-    def _go_offline(self, reason: str) -> None:
-        self._sync = _Sync.AWAIT_HELLO
-        if self._online:
-            self._online = False
-            self._stats.offline_events += 1
-            log.warning("shoe offline: %s", reason)
-            self._emit(LinkState(False, reason))
-
-    def _handle(self, frame: Frame, now: float) -> None:
-        self._last_frame_at = now
-        if frame.type == FrameType.HELLO:
-            self._on_hello(frame)
-        elif frame.type == FrameType.HEARTBEAT:
-            self._on_heartbeat(frame)
-        elif frame.reliable:
-            self._on_reliable(frame)
-        else:
-            self._stats.bad_frames += 1  # a host-to-shoe type coming from the shoe
-
-    def _on_hello(self, frame: Frame) -> None:
-        self._stats.hellos += 1
-        self._pending_hello = parse_hello_payload(frame.payload)
-        # Hold reliable frames until a heartbeat says whether the shoe restarted.
-        self._sync = _Sync.AWAIT_HEARTBEAT
-
-    def _on_heartbeat(self, frame: Frame) -> None:
-        try:
-            index, uptime = parse_heartbeat_payload(frame.payload)
-        except FrameError:
-            self._stats.bad_frames += 1
-            return
-        self._stats.heartbeats += 1
-        self._stats.last_heartbeat_index = index
-        self._stats.last_heartbeat_uptime_ms = uptime
-        if self._sync == _Sync.AWAIT_HELLO:
-            return  # judged once the HELLO is in, against the uptime before
-        restarted = self._last_uptime is not None and _went_back(self._last_uptime, uptime)
-        self._last_uptime = uptime
-        if restarted:
-            self._restart_numbering()
-        if self._sync == _Sync.AWAIT_HEARTBEAT:
-            self._finish_hello(restarted)
-
-    def _restart_numbering(self) -> None:
-        """The shoe rebooted: its reliable frames number from 1 again."""
-        self._stats.shoe_restarts += 1
-        log.warning("the shoe restarted: its sequence numbers start again at 1")
-        with self._ack_lock:
-            self._expected = 1
-            self._start_window = {}
-            self._delivered_last = None
-            self._stored = None
-            self._highest_seen = None
-
-    def _finish_hello(self, restarted: bool) -> None:
-        info = self._pending_hello or {}
-        self._pending_hello = None
-        serial_number = info.get("sn")
-        new_shoe = (
-            self._last_serial is not None
-            and serial_number is not None
-            and serial_number != self._last_serial
-        )
-        if serial_number is not None:
-            self._last_serial = serial_number
-        self._sync = _Sync.SYNCED
-        self._silence_reported = True  # it spoke: later silences are `_go_offline`'s
-        if not self._online:
-            self._online = True
-            self._emit(LinkState(True, "HELLO received"))
-        self._emit(ShoeHello(info, new_shoe=new_shoe, restarted=restarted))
-
-    def _on_reliable(self, frame: Frame) -> None:
-        if self._sync != _Sync.SYNCED:
-            self._stats.held_back += 1
-            return
-        seq = frame.seq
-        if self._highest_seen is not None:
-            if seq_distance(self._highest_seen, seq) > _HALF_RING or seq == self._highest_seen:
-                self._stats.resends_seen += 1
-            else:
-                self._highest_seen = seq
-        else:
-            self._highest_seen = seq
-        if self._expected is None:
-            self._find_start(frame)
-            return
-        self._sequence(frame)
-
-    def _find_start(self, frame: Frame) -> None:
-        """No journal position: wait for the shoe's next re-send round (a seq seen
-        twice) and start at the lowest seq seen, so a frame the line lost in the
-        first round is not skipped."""
-        window = self._start_window
-        if frame.seq not in window:
-            window[frame.seq] = frame
-            return
-        first = next(iter(window))
-        offsets = [_signed_distance(first, seq) for seq in window]
-        start = (first - 1 + min(offsets)) % 65535 + 1
-        self._expected = start
-        self._start_window = {}
-        seq = start
-        while seq in window and self._expected == seq:
-            self._deliver_frame(window[seq])
-            seq = next_seq(seq)
-
-    def _sequence(self, frame: Frame) -> None:
-        seq = frame.seq
-        assert self._expected is not None
-        ahead = seq_distance(self._expected, seq)
-        if ahead == 0:
-            self._deliver_frame(frame)
-        elif ahead <= _HALF_RING:
-            self._stats.gaps += 1
-        else:
-            self._stats.duplicates += 1
-            stored = self._stored
-            if stored is not None and seq_distance(seq, stored) <= _HALF_RING:
-                self._send_ack(stored)  # the shoe missed our ACK: say it again
-
-    def _deliver_frame(self, frame: Frame) -> None:
-        event = self._parse_reliable(frame)
-        if event is None:
-            return
-        with self._ack_lock:
-            before, self._delivered_last = self._delivered_last, frame.seq
-        if not self._emit(event):
-            with self._ack_lock:
-                self._delivered_last = before
-            return  # not taken: it comes again with the next re-send
-        self._expected = next_seq(frame.seq)
-        self._stats.delivered += 1
-
-    def _parse_reliable(self, frame: Frame) -> ShoeEvent | None:
-        try:
-            if frame.type == FrameType.CARD:
-                rank, suit, index, low = parse_card_payload(frame.payload)
-                return ShoeCard(frame.seq, index, rank, suit, low)
-            if frame.type == FrameType.UNREADABLE:
-                return ShoeUnreadable(frame.seq, parse_index_payload(frame.payload))
-            code = parse_shoe_payload(frame.payload)
-            return ShoeStatus(frame.seq, code.name.lower())
-        except FrameError as error:
-            # A CRC-valid frame the firmware built wrong: it will block the line.
-            self._stats.bad_frames += 1
-            log.error("seq %d: %s; the shoe's firmware needs attention", frame.seq, error)
-            return None
-
-    def _emit(self, event: ShoeEvent) -> bool:
-        try:
-            self._deliver(event)
-        except Exception:
-            log.exception("the consumer failed on %r", event)
-            return False
-        return True
-
-    def _send_ack(self, seq: int) -> None:
-        data = encode_frame(Frame(FrameType.ACK, 0, ack_payload(seq)))
-        if self.port.write(data):
-            self._stats.acks_sent += 1
-            self._stats.bytes_out += len(data)
-
-    def _send_hello_req(self, now: float) -> None:
-        self._last_hello_req_at = now
-        if self.port.write(_HELLO_REQ):
-            self._stats.hello_requests += 1
-            self._stats.bytes_out += len(_HELLO_REQ)
-
-
-def _signed_distance(start: int, end: int) -> int:
-    """Steps from `start` to `end` on the 1 … 65535 ring, negative if `end` is behind."""
-    forward = seq_distance(start, end)
-    return forward if forward <= _HALF_RING else forward - 65535
-
-
-_UPTIME_WRAP_MARGIN_MS = 600_000
-
-
-def _went_back(before_ms: int, now_ms: int) -> bool:
-    """True if the uptime went back (a reboot), not counting the u32 wrap after 49.7 days."""
-    if now_ms >= before_ms:
-        return False
-    wrapped = before_ms > 0xFFFFFFFF - _UPTIME_WRAP_MARGIN_MS and now_ms < _UPTIME_WRAP_MARGIN_MS
-    return not wrapped
-
-
-def _fresh_decoder(old: FrameDecoder) -> FrameDecoder:
-    """A decoder without the half frame of the old connection, keeping its counts."""
-    return FrameDecoder(counts=old.counts)
+        """Deliver again every frame after `stored` (`ShoeLinkCore.rewind`)."""
+        self.core.rewind(stored, then)
