@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Protocol, Self, TypeVar
 
 from firmware_bridge.serial_port import Backoff, PortUnavailable, ReopeningPort
 
@@ -41,11 +41,23 @@ class PortProtocol(Protocol):
         """Called once per read timeout at least, for the driver's own timeouts."""
 
 
+class _PortFigures(Protocol):
+    bytes_in: int
+    reconnects: int
+    port_errors: int
+
+
 @dataclass
 class PortCounts:
     bytes_in: int = 0
     reconnects: int = 0  # successful reopenings of the port after it failed
     port_errors: int = 0  # failed opens, reads and writes
+
+    def fill(self, stats: _PortFigures) -> None:
+        """Put the port's figures into a driver's stats snapshot."""
+        stats.bytes_in = self.bytes_in
+        stats.reconnects = self.reconnects
+        stats.port_errors = self.port_errors
 
 
 def open_port(port: ReopeningPort | str, baudrate: int, backoff: Backoff | None) -> ReopeningPort:
@@ -125,3 +137,26 @@ class PortReader:
             self._counts.reconnects += 1
         self._protocol.port_opened(time.monotonic())
         return True
+
+
+class PortDevice:
+    """What a driver hands its users: a device read by a `PortReader`, started and
+    stopped (also as a context manager)."""
+
+    def __init__(self, reader: PortReader) -> None:
+        self._reader = reader
+        self.port = reader.port
+
+    def start(self) -> None:
+        self._reader.start()
+
+    def stop(self, timeout_s: float = 2.0) -> None:
+        self._reader.stop(timeout_s)
+
+    def __enter__(self) -> Self:
+        if not self._reader.running:
+            self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

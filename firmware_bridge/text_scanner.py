@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from firmware_bridge.port_reader import PortReader, deliver_safely, open_port
+from firmware_bridge.port_reader import PortDevice, PortReader, deliver_safely, open_port
 from firmware_bridge.serial_port import Backoff, ReopeningPort
 from firmware_bridge.shoelink.events import LinkState
 from foundation.cards import CardError, card_code, card_numbers
@@ -156,7 +156,7 @@ class TextScannerProtocol:
         deliver_safely(self._deliver, event)
 
 
-class TextScannerReader:
+class TextScannerReader(PortDevice):
     """Reads a line-per-card scanner in its own thread; best-effort delivery."""
 
     best_effort = True
@@ -169,17 +169,14 @@ class TextScannerReader:
         baudrate: int = 9600,
         backoff: Backoff | None = None,
     ) -> None:
-        self.port = open_port(port, baudrate, backoff)
+        opened = open_port(port, baudrate, backoff)
         self.lines = TextScannerProtocol(deliver)
-        self._reader = PortReader(self.port, self.lines, name="text-scanner")
+        super().__init__(PortReader(opened, self.lines, name="text-scanner"))
 
     @property
     def stats(self) -> ScannerStats:
         snapshot = ScannerStats(**asdict(self.lines.stats))
-        counts = self._reader.counts
-        snapshot.bytes_in = counts.bytes_in
-        snapshot.reconnects = counts.reconnects
-        snapshot.port_errors = counts.port_errors
+        self._reader.counts.fill(snapshot)
         return snapshot
 
     @property
@@ -192,15 +189,4 @@ class TextScannerReader:
 
     def start(self) -> None:
         log.warning("%s", DELIVERY_WARNING)
-        self._reader.start()
-
-    def stop(self, timeout_s: float = 2.0) -> None:
-        self._reader.stop(timeout_s)
-
-    def __enter__(self) -> TextScannerReader:
-        if not self._reader.running:
-            self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        super().start()

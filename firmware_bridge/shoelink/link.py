@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from firmware_bridge.port_reader import PortReader, open_port
+from firmware_bridge.port_reader import PortDevice, PortReader, open_port
 from firmware_bridge.serial_port import Backoff, ReopeningPort
 from firmware_bridge.shoelink.core import Deliver, LinkTiming, ShoeLinkCore
 from firmware_bridge.shoelink.stats import LinkStats
@@ -19,7 +19,7 @@ from firmware_bridge.shoelink.stats import LinkStats
 __all__ = ["Deliver", "LinkTiming", "ShoeLinkReader"]
 
 
-class ShoeLinkReader:
+class ShoeLinkReader(PortDevice):
     """Reads one ShoeLink shoe in its own thread and delivers its events.
 
     The arguments after `deliver` are the core's (`ShoeLinkCore`): where the
@@ -39,30 +39,16 @@ class ShoeLinkReader:
         backoff: Backoff | None = None,
         known_uptime_ms: int | None = None,
     ) -> None:
-        self.port = open_port(port, baudrate, backoff)
+        opened = open_port(port, baudrate, backoff)
         self.core = ShoeLinkCore(
-            self.port, deliver, resume_after=resume_after, timing=timing,
+            opened, deliver, resume_after=resume_after, timing=timing,
             known_uptime_ms=known_uptime_ms,
         )
-        self._reader = PortReader(self.port, self.core, name="shoelink-reader")
+        super().__init__(PortReader(opened, self.core, name="shoelink-reader"))
 
     @property
     def timing(self) -> LinkTiming:
         return self.core.timing
-
-    def start(self) -> None:
-        self._reader.start()
-
-    def stop(self, timeout_s: float = 2.0) -> None:
-        self._reader.stop(timeout_s)
-
-    def __enter__(self) -> ShoeLinkReader:
-        if not self._reader.running:
-            self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def online(self) -> bool:
@@ -77,10 +63,7 @@ class ShoeLinkReader:
     def stats(self) -> LinkStats:
         """A snapshot of the counters: the protocol's and the port's."""
         snapshot = self.core.stats
-        counts = self._reader.counts
-        snapshot.bytes_in = counts.bytes_in
-        snapshot.reconnects = counts.reconnects
-        snapshot.port_errors = counts.port_errors
+        self._reader.counts.fill(snapshot)
         return snapshot
 
     def ack(self, seq: int) -> bool:
