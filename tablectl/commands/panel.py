@@ -27,6 +27,7 @@ from firmware_bridge.panel import (
     RgbBox,
     parse_pin_map,
 )
+from foundation.arguments import non_negative
 
 _COLOUR_NAMES = {
     (0.0, 0.0, 1.0): "blue",
@@ -65,11 +66,11 @@ def register(subparsers: Any) -> None:
         "the same as GPIOZERO_PIN_FACTORY=mock",
     )
     test.add_argument(
-        "--step-ms", type=_non_negative, default=700.0, metavar="MS",
+        "--step-ms", type=non_negative, default=700.0, metavar="MS",
         help="how long each lamp state is shown (default 700)",
     )
     test.add_argument(
-        "--listen-s", type=_non_negative, default=None, metavar="S",
+        "--listen-s", type=non_negative, default=None, metavar="S",
         help="how long to report button presses after the walk "
         "(default: 30 on real pins, 0 with --mock)",
     )
@@ -84,16 +85,6 @@ def register(subparsers: Any) -> None:
 def _help(parser: argparse.ArgumentParser) -> int:
     parser.print_help()
     return 2
-
-
-def _non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} is negative; give 0 or more")
-    return value
 
 
 def load_pin_map(config: str | None) -> PinMap:

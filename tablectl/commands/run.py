@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from foundation.arguments import chance, positive_int
 from tablectl.config import ConfigError, load_config
 
 log = logging.getLogger("tablectl")
@@ -33,14 +34,14 @@ def register(subparsers: Any) -> None:
                        help="the simulated table: virtual shoe, dealer and lamps; no hardware")
     sim = parser.add_argument_group(
         "simulated table (--sim only; a configured table takes these from its file)")
-    sim.add_argument("--rounds", type=_positive_int, metavar="N",
+    sim.add_argument("--rounds", type=positive_int, metavar="N",
                      help="stop after N rounds (default: run until stopped)")
     sim.add_argument("--profile", help=f"house-rule profile (default: {SIM_DEFAULTS['profile']})")
     sim.add_argument("--journal", metavar="PATH",
                      help="journal file (default: var/sim-journal.sqlite; replayed if it exists)")
     sim.add_argument("--seed", type=int, help="shoe and dealer seed (default 1)")
     sim.add_argument("--boxes", type=_box_count, help="occupied boxes (1-7, default 7)")
-    sim.add_argument("--mistakes", type=_chance, metavar="P",
+    sim.add_argument("--mistakes", type=chance, metavar="P",
                      help="chance of a dealer mistake per dealer step (default 0.02)")
     sim.add_argument("--faults", metavar="SPEC",
                      help="shoe line faults per frame, e.g. 'drop=0.01,noise=0.01', or 'none' "
@@ -114,30 +115,10 @@ def _sim_api_port(requested: int | str) -> int | None:
     return port
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
-    return value
-
-
 def _box_count(text: str) -> int:
-    value = _positive_int(text)
+    value = positive_int(text)
     if value > 7:
         raise argparse.ArgumentTypeError("a table has boxes 1 to 7")
-    return value
-
-
-def _chance(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text} is not a chance between 0 and 1")
     return value
 
 

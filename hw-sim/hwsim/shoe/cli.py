@@ -12,6 +12,7 @@ from dataclasses import asdict
 from types import FrameType
 from typing import Any
 
+from foundation.arguments import non_negative, positive_int
 from hwsim.shoe.cards import CardListError, load_stacked, shuffled_shoe
 from hwsim.shoe.faults import LineFaults
 from hwsim.shoe.text_scanner import VirtualTextScanner
@@ -25,38 +26,18 @@ def _faults(text: str) -> LineFaults:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} must not be negative")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
-    return value
-
-
 def add_shoe_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of a virtual shoe, shared by both command lines."""
     load = parser.add_argument_group("the cards")
-    load.add_argument("--decks", type=_positive_int, default=6, help="decks shuffled together")
+    load.add_argument("--decks", type=positive_int, default=6, help="decks shuffled together")
     load.add_argument("--seed", type=int, default=None, help="shuffle seed (reproducible)")
     load.add_argument("--stacked", metavar="FILE",
                       help="deal these cards in this order (codes like AS TD 10h, # comments)")
-    load.add_argument("--rate", type=_non_negative, default=2.0,
+    load.add_argument("--rate", type=non_negative, default=2.0,
                       help="cards per second; 0 = as fast as the buffer allows (default 2)")
-    load.add_argument("--cut-card", type=_positive_int, default=None, metavar="N",
+    load.add_argument("--cut-card", type=positive_int, default=None, metavar="N",
                       help="send 'cut card reached' after card N")
-    load.add_argument("--unreadable", type=_non_negative, default=0.0, metavar="P",
+    load.add_argument("--unreadable", type=non_negative, default=0.0, metavar="P",
                       help="chance that a card leaves unread (UNREADABLE frame)")
     device = parser.add_argument_group("the device")
     device.add_argument("--link", metavar="PATH",
@@ -65,20 +46,20 @@ def add_shoe_arguments(parser: argparse.ArgumentParser) -> None:
     device.add_argument("--serial-number", default="SHOE-0001")
     device.add_argument("--text", action="store_true",
                         help="a plain-text scanner (one card per line) instead of ShoeLink")
-    device.add_argument("--garbage", type=_non_negative, default=0.0, metavar="P",
+    device.add_argument("--garbage", type=non_negative, default=0.0, metavar="P",
                         help="text scanner: chance of a garbage line before a card")
     device.add_argument("--wait-for-host", action="store_true",
                         help="switch on only once a host has opened the port, so the host "
                              "reads from the first line or frame (a text scanner otherwise "
                              "loses what it sent before the host opened the port)")
-    device.add_argument("--resend-ms", type=_non_negative, default=250.0)
-    device.add_argument("--heartbeat-ms", type=_non_negative, default=1000.0)
-    device.add_argument("--buffer", type=_positive_int, default=64,
+    device.add_argument("--resend-ms", type=non_negative, default=250.0)
+    device.add_argument("--heartbeat-ms", type=non_negative, default=1000.0)
+    device.add_argument("--buffer", type=positive_int, default=64,
                         help="frames kept until acknowledged (the gate stops when full)")
     device.add_argument("--faults", type=_faults, default=LineFaults(), metavar="SPEC",
                         help="e.g. noise=0.01,drop=0.01,unplug=0.001,unplug_s=2 or all=0.005 "
                              "(kinds: noise corrupt drop duplicate reorder stall unplug)")
-    device.add_argument("--seconds", type=_non_negative, default=None,
+    device.add_argument("--seconds", type=non_negative, default=None,
                         help="stop after this long (default: run until Ctrl-C)")
 
 
