@@ -24,6 +24,7 @@ import threading
 import time
 import tty
 from pathlib import Path
+from typing import Self
 
 # A host has finished opening the port when the master sees its input flush
 # (pyserial flushes as the last step of opening) or, for a host that does not
@@ -243,3 +244,32 @@ class VirtualPort:
             with contextlib.suppress(OSError):
                 os.rmdir(self._tempdir)
             self._tempdir = None
+
+
+class PtyDevice:
+    """A simulated device on a `VirtualPort`: where the host opens it, and a
+    context manager that starts and stops it."""
+
+    _port: VirtualPort
+
+    @property
+    def path(self) -> str:
+        """The stable path the host opens (a symlink to the current pty)."""
+        return str(self._port.link_path)
+
+    @property
+    def device_name(self) -> str:
+        return self._port.device_name
+
+    def start(self) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from foundation.cards import TEN, parse_card, rank_label
-from hwsim.shoe.pty_port import VirtualPort
+from hwsim.shoe.pty_port import PtyDevice, VirtualPort
 
 GARBAGE_LINES = ("??", "XS", "1H", "A", "AS7", "*ERR 12*", "QZ", "\x7f\x01")
 
@@ -50,7 +50,7 @@ def scanner_lines(
         yield card, lines
 
 
-class VirtualTextScanner:
+class VirtualTextScanner(PtyDevice):
     def __init__(
         self,
         cards: Sequence[str],
@@ -76,14 +76,6 @@ class VirtualTextScanner:
         self.garbage_sent = 0
         self.finished = threading.Event()
 
-    @property
-    def path(self) -> str:
-        return str(self._port.link_path)
-
-    @property
-    def device_name(self) -> str:
-        return self._port.device_name
-
     def start(self, deal: bool = True) -> None:
         """Plug in; with `deal` False, wait for `deal()` (e.g. until the host is on).
         A scanner made with `wait_for_host` also waits for a host to open the port."""
@@ -102,13 +94,6 @@ class VirtualTextScanner:
         if self._thread is not None:
             self._thread.join(2.0)
         self._port.close()
-
-    def __enter__(self) -> VirtualTextScanner:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def _run(self) -> None:
         self._go.wait()
