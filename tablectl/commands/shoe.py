@@ -13,8 +13,9 @@ import logging
 import queue
 import signal
 import sys
+from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import Any, TypeVar
 
 from firmware_bridge.serial_port import Backoff
 from firmware_bridge.shoelink import (
@@ -35,6 +36,7 @@ from firmware_bridge.text_scanner import (
 )
 
 _SIM_GROUP_ATTRIBUTE = "_tablectl_sim_group"
+Event = TypeVar("Event")
 
 
 def sim_subparsers(subparsers: Any) -> Any:
@@ -131,36 +133,31 @@ def _monitor_shoelink(args: argparse.Namespace) -> int:
     inbox: queue.Queue[ShoeEvent] = queue.Queue()
     reader = ShoeLinkReader(args.port, inbox.put, resume_after=args.resume_after,
                             baudrate=args.baudrate or 115_200, backoff=Backoff(0.1, 2.0))
-    cards = 0
+
+    def show(event: ShoeEvent) -> int:
+        cards = 0
+        if isinstance(event, ShoeCard):
+            _print({"seq": event.seq, "index": event.index, "card": event.code,
+                    "low_confidence": event.low_confidence})
+            cards = 1
+        elif isinstance(event, ShoeUnreadable):
+            _print({"seq": event.seq, "index": event.index, "unreadable": True})
+            cards = 1
+        elif isinstance(event, ShoeStatus):
+            _print({"seq": event.seq, "shoe": event.event})
+        elif isinstance(event, ShoeHello):
+            _note(f"shoe: {json.dumps(event.info)}"
+                  + (" (new shoe)" if event.new_shoe else "")
+                  + (" (restarted)" if event.restarted else ""))
+        elif isinstance(event, LinkState):
+            _note(f"link {'online' if event.online else 'OFFLINE'}: {event.reason}")
+        if isinstance(event, ShoeCard | ShoeUnreadable | ShoeStatus):
+            reader.ack(event.seq)  # printed, so "stored": tell the shoe
+        return cards
+
     reader.start()
     _note(f"reading the ShoeLink shoe on {args.port} (Ctrl-C to stop)")
-    try:
-        while args.count is None or cards < args.count:
-            try:
-                event = inbox.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            if isinstance(event, ShoeCard):
-                _print({"seq": event.seq, "index": event.index, "card": event.code,
-                        "low_confidence": event.low_confidence})
-                cards += 1
-            elif isinstance(event, ShoeUnreadable):
-                _print({"seq": event.seq, "index": event.index, "unreadable": True})
-                cards += 1
-            elif isinstance(event, ShoeStatus):
-                _print({"seq": event.seq, "shoe": event.event})
-            elif isinstance(event, ShoeHello):
-                _note(f"shoe: {json.dumps(event.info)}"
-                      + (" (new shoe)" if event.new_shoe else "")
-                      + (" (restarted)" if event.restarted else ""))
-            elif isinstance(event, LinkState):
-                _note(f"link {'online' if event.online else 'OFFLINE'}: {event.reason}")
-            if isinstance(event, ShoeCard | ShoeUnreadable | ShoeStatus):
-                reader.ack(event.seq)  # printed, so "stored": tell the shoe
-    except KeyboardInterrupt:
-        pass
-    finally:
-        reader.stop()
+    _watch(inbox, args.count, show, reader.stop)
     _print_stats(reader.stats.as_dict())
     return 0
 
@@ -170,7 +167,17 @@ def _monitor_text(args: argparse.Namespace) -> int:
     reader = TextScannerReader(args.port, inbox.put, baudrate=args.baudrate or 9600,
                                backoff=Backoff(0.1, 2.0))
     _note(f"warning: {DELIVERY_WARNING}")
-    cards = 0
+
+    def show(event: ScannerEvent) -> int:
+        if isinstance(event, ScannedCard):
+            _print({"number": event.number, "card": event.code})
+            return 1
+        if isinstance(event, RejectedLine):
+            _note(f"rejected line {event.line_number} {event.text!r}: {event.reason}")
+        elif isinstance(event, LinkState):
+            _note("port open" if event.online else f"port CLOSED: {event.reason}")
+        return 0
+
     # The monitor prints rejected lines itself: the driver's own warnings stay
     # quiet while it runs, and the logger is given back as it was.
     scanner_log = logging.getLogger("firmware_bridge.text_scanner")
@@ -179,22 +186,26 @@ def _monitor_text(args: argparse.Namespace) -> int:
     reader.start()
     _note(f"reading the text scanner on {args.port} (Ctrl-C to stop)")
     try:
-        while args.count is None or cards < args.count:
+        _watch(inbox, args.count, show, reader.stop)
+    finally:
+        scanner_log.setLevel(level)
+    _print_stats(reader.stats.as_dict())
+    return 0
+
+
+def _watch(inbox: queue.Queue[Event], count: int | None, show: Callable[[Event], int],
+           stop: Callable[[], None]) -> None:
+    """Show what the reader delivers until `count` cards (None: no end) or Ctrl-C,
+    then stop the reader. `show` says how many cards the event was."""
+    cards = 0
+    try:
+        while count is None or cards < count:
             try:
                 event = inbox.get(timeout=0.2)
             except queue.Empty:
                 continue
-            if isinstance(event, ScannedCard):
-                _print({"number": event.number, "card": event.code})
-                cards += 1
-            elif isinstance(event, RejectedLine):
-                _note(f"rejected line {event.line_number} {event.text!r}: {event.reason}")
-            elif isinstance(event, LinkState):
-                _note("port open" if event.online else f"port CLOSED: {event.reason}")
+            cards += show(event)
     except KeyboardInterrupt:
         pass
     finally:
-        reader.stop()
-        scanner_log.setLevel(level)
-    _print_stats(reader.stats.as_dict())
-    return 0
+        stop()

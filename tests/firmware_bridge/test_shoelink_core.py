@@ -6,20 +6,10 @@ from __future__ import annotations
 import pytest
 
 from firmware_bridge.shoelink import LinkState, LinkTiming, ShoeCard, ShoeHello, ShoeStatus
+from firmware_bridge.shoelink import frames as wire
 from firmware_bridge.shoelink.core import ShoeLinkCore
 from firmware_bridge.shoelink.events import ShoeEvent
-from firmware_bridge.shoelink.frames import (
-    Frame,
-    FrameDecoder,
-    FrameType,
-    ShoeEventCode,
-    card_payload,
-    encode_frame,
-    heartbeat_payload,
-    hello_payload,
-    parse_ack_payload,
-    shoe_payload,
-)
+from firmware_bridge.shoelink.frames import Frame, FrameType
 
 
 class ListLine:
@@ -27,7 +17,7 @@ class ListLine:
 
     def __init__(self, problem: str = "") -> None:
         self.sent: list[Frame] = []
-        self._decoder = FrameDecoder()
+        self._decoder = wire.FrameDecoder()
         self._problem = problem
 
     def write(self, data: bytes) -> bool:
@@ -38,20 +28,20 @@ class ListLine:
         return self._problem
 
     def acks(self) -> list[int]:
-        return [parse_ack_payload(f.payload) for f in self.sent if f.type == FrameType.ACK]
+        return [wire.parse_ack_payload(f.payload) for f in self.sent if f.type == FrameType.ACK]
 
     def hello_requests(self) -> int:
         return sum(1 for f in self.sent if f.type == FrameType.HELLO_REQ)
 
 
 def greeting(uptime_ms: int = 5000, sn: str = "SHOE-0042") -> bytes:
-    hello = Frame(FrameType.HELLO, 0, hello_payload({"fw": "1.0.0", "sn": sn}))
-    beat = Frame(FrameType.HEARTBEAT, 0, heartbeat_payload(0, uptime_ms))
-    return encode_frame(hello) + encode_frame(beat)
+    hello = Frame(FrameType.HELLO, 0, wire.hello_payload({"fw": "1.0.0", "sn": sn}))
+    beat = Frame(FrameType.HEARTBEAT, 0, wire.heartbeat_payload(0, uptime_ms))
+    return wire.encode_frame(hello) + wire.encode_frame(beat)
 
 
 def card(seq: int, rank: int, suit: int) -> bytes:
-    return encode_frame(Frame(FrameType.CARD, seq, card_payload(rank, suit, seq)))
+    return wire.encode_frame(Frame(FrameType.CARD, seq, wire.card_payload(rank, suit, seq)))
 
 
 def connected(line: ListLine, events: list[ShoeEvent], **options: object) -> ShoeLinkCore:
@@ -81,8 +71,8 @@ def test_a_greeting_then_cards_are_delivered_in_order_and_acked_when_stored() ->
 def test_the_stream_may_be_split_anywhere(piece: int) -> None:
     line, events = ListLine(), []
     core = connected(line, events)
-    data = greeting() + card(1, 13, 3) + encode_frame(
-        Frame(FrameType.SHOE, 2, shoe_payload(ShoeEventCode.CUT_CARD)))
+    data = greeting() + card(1, 13, 3) + wire.encode_frame(
+        Frame(FrameType.SHOE, 2, wire.shoe_payload(wire.ShoeEventCode.CUT_CARD)))
     for start in range(0, len(data), piece):
         core.received(data[start:start + piece], now=0.1)
     assert events[2:] == [ShoeCard(1, 1, 13, 3), ShoeStatus(2, "cut_card")]
