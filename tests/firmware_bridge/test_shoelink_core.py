@@ -3,6 +3,9 @@ given by the test (docs/protocol.md)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from firmware_bridge.shoelink import LinkState, LinkTiming, ShoeCard, ShoeHello, ShoeStatus
@@ -133,3 +136,10 @@ def test_a_consumer_that_fails_gets_the_frame_again_with_the_resend() -> None:
     refuse.append(False)
     core.received(card(1, 5, 1), now=0.4)
     assert [e.code for e in taken if isinstance(e, ShoeCard)] == ["5H"]
+
+
+def test_the_example_of_docs_protocol_md_runs() -> None:
+    page = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+    examples = re.findall(r"^```python\n(.*?)^```", page.read_text(encoding="utf-8"), re.S | re.M)
+    assert len(examples) == 1
+    exec(compile(examples[0], str(page), "exec"), {"__name__": "docs_example"})
