@@ -1,5 +1,7 @@
-"""ShoeLink v1: the card shoe's serial protocol (docs/protocol.md)."""
+"""ShoeLink v1: the card shoe's serial protocol (docs/protocol.md): the protocol
+core without I/O (`ShoeLinkCore`) and its reader on a serial port (`ShoeLinkReader`)."""
 
+from firmware_bridge.shoelink.core import Line, ShoeLinkCore
 from firmware_bridge.shoelink.events import (
     LinkState,
     ReliableEvent,
@@ -13,6 +15,7 @@ from firmware_bridge.shoelink.link import LinkTiming, ShoeLinkReader
 from firmware_bridge.shoelink.stats import LinkStats
 
 __all__ = [
+    "Line",
     "LinkState",
     "LinkStats",
     "LinkTiming",
@@ -20,6 +23,7 @@ __all__ = [
     "ShoeCard",
     "ShoeEvent",
     "ShoeHello",
+    "ShoeLinkCore",
     "ShoeLinkReader",
     "ShoeStatus",
     "ShoeUnreadable",
