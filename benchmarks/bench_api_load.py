@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from table.journal import Journal
+from journal import Journal
 from table.machine import Table
 from table.profiles import load_profile
 from tablectl.api import ApiServer

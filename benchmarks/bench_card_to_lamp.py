@@ -43,7 +43,7 @@ from daemon_stack import (
     stack_parser,
 )
 
-from table.journal import SealedBatch
+from journal import SealedBatch
 from tablectl.sim import SIM_PIN_MAP
 
 WATCHED_LAMPS = ("draw", "stand", "alarm")

@@ -31,7 +31,7 @@ from daemon_stack import (
     thread_cpu_lines,
 )
 
-from table.journal import Journal, SealedBatch
+from journal import JournalReader, SealedBatch
 from tablectl.sim import SimOptions, SimulatedTable
 
 TARGET_ROUNDS_PER_S = 500.0
@@ -94,7 +94,7 @@ def main() -> int:
             dealer_stats = done.stats
         finally:
             sim.close()
-        with Journal(journal_path, read_only=True) as stored:
+        with JournalReader(journal_path) as stored:
             recorded = len(stored.rounds())
             stored_events = stored.last_committed_seq
         size_mb = sum(p.stat().st_size for p in Path(folder).glob("journal.sqlite*")) / 1e6

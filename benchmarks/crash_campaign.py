@@ -40,7 +40,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from table.journal import Journal, JournalError  # noqa: E402
+from journal import Journal, JournalError, JournalReader  # noqa: E402
 from table.profiles import list_profiles  # noqa: E402
 
 KILL_POINTS = ("creation", "mid-round", "settlement", "pit-action", "random")
@@ -77,7 +77,7 @@ def _state(journal: Path) -> tuple[int, int, list[dict[str, object]]] | None:
     if not journal.exists():
         return None
     try:
-        with Journal(journal, read_only=True) as reader:
+        with JournalReader(journal) as reader:
             return (len(reader.rounds()), reader.last_committed_seq,
                     [e.event for e in reader.open_round_events()])
     except JournalError:

@@ -40,7 +40,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from table.journal import Journal  # noqa: E402
+from journal import Journal, JournalReader  # noqa: E402
 from tablectl.mqtt.floor import Floor  # noqa: E402
 from tablectl.mqtt.floor_store import FloorStore  # noqa: E402
 from tablectl.mqtt.publisher import Publisher  # noqa: E402
@@ -57,7 +57,7 @@ def session(folder: Path, rounds: int) -> list[Round]:
     subprocess.run([sys.executable, "-m", "tablectl", "run", "--sim", "--rounds", str(rounds),
                     "--journal", str(path), "--view", "rounds", "--api-port", "off",
                     "--faults", "none"], check=True, capture_output=True)
-    journal = Journal(path, read_only=True)
+    journal = JournalReader(path)
     played = [([(e.event, e.source, e.source_ref) for e in journal.round_events(r.round_no)],
                r.result) for r in journal.rounds()]
     journal.close()
@@ -143,7 +143,7 @@ class Fleet:
     def journal_events(self) -> int:
         total = 0
         for name in self.names:
-            journal = Journal(self.folder / f"{name}.sqlite", read_only=True)
+            journal = JournalReader(self.folder / f"{name}.sqlite")
             total += journal.last_committed_seq
             journal.close()
         return total
@@ -336,7 +336,7 @@ def round_rate(folder: Path, rounds: int, repeats: int) -> None:
                             str(rounds), "--journal", str(path), "--view", "rounds",
                             "--api-port", "off", "--faults", "none", *extra],
                            check=True, capture_output=True)
-            journal = Journal(path, read_only=True)
+            journal = JournalReader(path)
             times = journal.event_times(1, journal.last_committed_seq)
             journal.close()
             rates[mode].append(rounds / (max(times.values()) - min(times.values())))

@@ -78,14 +78,14 @@ def house_deck_problems(path: str) -> list[str]:
 def journal_problems(path_text: str, profile: str, rules: Mapping[str, Any],
                      where: str) -> list[str]:
     """The journal file is this table's, or its folder can be made and written."""
-    from table.journal import Journal, JournalError
+    from journal import JournalError, JournalReader
 
     path = Path(path_text)
     if path.is_dir():
         return [f"{where} {path_text!r} is a folder; give the journal's file name in it"]
     if path.exists():
         try:
-            journal = Journal(path, read_only=True)
+            journal = JournalReader(path)
         except JournalError as error:
             return [f"{where}: {error}"]
         try:

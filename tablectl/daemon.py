@@ -24,7 +24,8 @@ from gpiozero.pins.mock import MockFactory
 
 from firmware_bridge.panel import BoxLamp, ButtonPress, LampPicture, Panel, parse_pin_map
 from firmware_bridge.panel.mock_pins import mock_factory
-from table.journal import Journal, JournalError
+from journal import Journal, JournalError, JournalEvent, JournalReader
+from journal.replay import ReplayWatcher, replay
 from table.machine import IN_ROUND, Table
 from table.profiles import Rules, load_profile
 from table.views import Outcome
@@ -57,6 +58,17 @@ class StartReport:
     rounds_recorded: int
     interrupted_round: int | None
     interrupted_action: str | None
+
+
+class _Answers(ReplayWatcher):
+    """Keeps the outcomes of the newest referenced events a replay goes through."""
+
+    def __init__(self) -> None:
+        self.recent: deque[tuple[RefKey, Outcome]] = deque(maxlen=RECENT_ANSWERS)
+
+    def after(self, stored: JournalEvent, outcome: Outcome, table: Table) -> None:
+        if stored.source_ref is not None:
+            self.recent.append(((stored.source, stored.source_ref), outcome))
 
 
 class Daemon:
@@ -141,22 +153,15 @@ class Daemon:
         return journal
 
     @staticmethod
-    def replay(journal: Journal, rules: Rules, upto_seq: int | None = None
+    def replay(journal: JournalReader, rules: Rules, upto_seq: int | None = None
                 ) -> tuple[Table, int, deque[tuple[RefKey, Outcome]]]:
         """The table rebuilt from the journal (its events up to `upto_seq`, if
         given), how many events, and the newest referenced events' outcomes
         (what a repeated call is answered)."""
         table = Table(rules, keep_rounds=KEEP_ROUNDS)
-        answers: deque[tuple[RefKey, Outcome]] = deque(maxlen=RECENT_ANSWERS)
-        count = 0
-        for stored in journal.events():
-            if upto_seq is not None and stored.seq > upto_seq:
-                break
-            outcome = table.apply(stored.event)
-            if stored.source_ref is not None:
-                answers.append(((stored.source, stored.source_ref), outcome))
-            count += 1
-        return table, count, answers
+        answers = _Answers()
+        count = replay(journal.events(), table, upto_seq=upto_seq, watcher=answers)
+        return table, count, answers.recent
 
     def _settle_interrupted_round(self, replayed: int) -> StartReport:
         assert self.service is not None and self.rules is not None

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+from journal import Journal, JournalError
 from table.events import ScenarioError, parse_event
-from table.journal import Journal, JournalError
 from table.machine import Table
 from table.views import Due, Outcome, TableView
 
@@ -481,7 +481,8 @@ class TableService:
                     self._bodies.popitem(last=False)
             # Before the append: the event that began a round is the new round's first.
             self._record_finished_rounds()
-            seq = self.journal.append(event, source, source_ref, known_new=True)
+            seq = self.journal.append(event, source, source_ref, known_new=True,
+                                      refused=None if outcome.accepted else outcome.reason)
         except (JournalError, ValueError) as error:
             self._journal_failed(error)
             return Receipt(False, False, self.journal_fault)

@@ -29,7 +29,7 @@ from typing import Any, TextIO
 from hwsim.panel import MockPanel
 from hwsim.shoe import LineFaults
 
-from table.journal import Journal, JournalError
+from journal import JournalError, JournalReader
 from table.views import Outcome
 from tablectl.auth import UsersFile
 from tablectl.config import DEFAULT_SIM_JOURNAL, Config, parse_config
@@ -238,7 +238,7 @@ class SimulatedTable:
         """Rounds this run recorded in the journal (what is stored, not what the
         dealer played), read from the file once the daemon closed it."""
         try:
-            with Journal(self.options.journal, read_only=True) as journal:
+            with JournalReader(self.options.journal) as journal:
                 return len(journal.rounds()) - self._rounds_before
         except JournalError:
             return 0

@@ -12,7 +12,7 @@ import signal
 import tempfile
 from pathlib import Path
 
-from table.journal_file import process_alive
+from journal.file import process_alive
 
 FOLDER_PREFIX = "tablectl-sim-"
 

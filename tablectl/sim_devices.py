@@ -40,7 +40,7 @@ from hwsim.dealer import DealerStats, VirtualDealer
 from hwsim.dealer.shadow import ShadowLink, ShadowShoeCards
 from hwsim.shoe import LineFaults, SentRecord, VirtualShoe
 
-from table.journal import Journal
+from journal import JournalReader
 from table.machine import Table
 from table.profiles import load_profile
 from table.views import Outcome, TableView
@@ -113,7 +113,7 @@ def replayed_table(journal_path: str, profile: str, rules: dict[str, Any],
     rebuilt its own the same way, and may have stored more since."""
     from tablectl.daemon import Daemon
 
-    with Journal(journal_path, read_only=True) as journal:
+    with JournalReader(journal_path) as journal:
         table, _, _ = Daemon.replay(journal, load_profile(profile, rules), upto_seq)
     return table
 

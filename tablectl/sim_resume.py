@@ -20,10 +20,12 @@ from pathlib import Path
 
 from hwsim.dealer.shoes import derived_seed, seeded_shoe
 
+from journal import JournalError, JournalEvent, JournalReader
+from journal.replay import ReplayWatcher, replay
 from table.cards import pack_cards
-from table.journal import Journal, JournalError
 from table.machine import Table
 from table.profiles import Rules
+from table.views import Outcome
 
 # Round numbers either side of the one a shoe went in at, tried for its seed.
 _ROUNDS_AROUND = 2
@@ -45,7 +47,7 @@ def resumed_shoe(journal_path: str, rules: Rules, seed: int) -> ResumedShoe:
     if not Path(journal_path).exists():
         return fresh
     try:
-        with Journal(journal_path, read_only=True) as journal:
+        with JournalReader(journal_path) as journal:
             dealt, round_at_load, last_seq = _shoe_in_play(journal, rules)
     except JournalError:
         return fresh  # the daemon says what is wrong with the journal
@@ -61,23 +63,31 @@ def resumed_shoe(journal_path: str, rules: Rules, seed: int) -> ResumedShoe:
     return ResumedShoe(rest, True, len(dealt))
 
 
-def _shoe_in_play(journal: Journal, rules: Rules) -> tuple[list[str], int | None, int]:
+def _shoe_in_play(journal: JournalReader, rules: Rules) -> tuple[list[str], int | None, int]:
     """The shoe's cards dealt since the last `loaded` the table accepted, the round
     number that shoe went in before (None: no shoe was ever loaded), the last seq."""
-    table = Table(rules, keep_rounds=1)
-    dealt: list[str] = []
-    round_at_load: int | None = None
-    last_seq = 0
-    for stored in journal.events():
-        last_seq = stored.seq
+    shoe = _ShoeWatch()
+    replay(journal.events(), Table(rules, keep_rounds=1), watcher=shoe)
+    return shoe.dealt, shoe.round_at_load, shoe.last_seq
+
+
+class _ShoeWatch(ReplayWatcher):
+    """Follows the shoe through a replay: the cards dealt since the last `loaded`
+    the table accepted, and the round that shoe went in before."""
+
+    def __init__(self) -> None:
+        self.dealt: list[str] = []
+        self.round_at_load: int | None = None
+        self.last_seq = 0
+
+    def after(self, stored: JournalEvent, outcome: Outcome, table: Table) -> None:
+        self.last_seq = stored.seq
         event = stored.event
-        outcome = table.apply(event)
         if event.get("shoe") == "loaded" and outcome.accepted:
-            dealt = []
-            round_at_load = table.due().round
+            self.dealt = []
+            self.round_at_load = table.due().round
         elif "card" in event and stored.source == "shoe":
-            dealt.append(str(event["card"]))
-    return dealt, round_at_load, last_seq
+            self.dealt.append(str(event["card"]))
 
 
 def _candidates(rules: Rules, seed: int, round_at_load: int) -> list[list[str]]:

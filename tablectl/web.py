@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from table.journal import Journal, JournalError
+from journal import JournalError, JournalReader
 from table.views import to_json
 from tablectl.display import dealer_instruction
 from tablectl.lamps import lamp_picture
@@ -70,7 +70,7 @@ class Display:
         self.server = server
         self.service: TableService = server.service
         self.journal_path = journal_path or str(self.service.journal.path)
-        self._reader: Journal | None = None
+        self._reader: JournalReader | None = None
         self._reader_lock = threading.Lock()
         self._changed = asyncio.Event()
         self._wake_pending = False
@@ -199,10 +199,10 @@ class Display:
             self._streams.discard(response)
         return response
 
-    def _journal(self) -> Journal:
+    def _journal(self) -> JournalReader:
         with self._reader_lock:
             if self._reader is None:
-                self._reader = Journal(self.journal_path, read_only=True)
+                self._reader = JournalReader(self.journal_path)
             return self._reader
 
     async def _rounds(self, request: web.Request) -> web.Response:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from table.journal import Journal
+from journal import Journal
 from tablectl.cli import build_parser, main
 from tests.tablectl.helpers import wait_for
 

@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
     "foundation": ROOT / "foundation",
     "table": ROOT / "table",
+    "journal": ROOT / "journal",
     "firmware_bridge": ROOT / "firmware_bridge",
     "vision": ROOT / "vision",
     "houseedge": ROOT / "houseedge",
@@ -23,9 +24,10 @@ PROJECT = {path.parent.name for path in ROOT.glob("*/__init__.py")} | {"hwsim"}
 EDGES = {"table", "firmware_bridge", "vision"}
 FORBIDDEN = {
     "foundation": PROJECT - {"foundation"},
-    **{edge: (EDGES - {edge}) | {"tablectl", "hwsim"} for edge in EDGES},
-    "houseedge": {"firmware_bridge", "vision", "tablectl", "hwsim"},
-    "hwsim": {"tablectl"},
+    **{edge: (EDGES - {edge}) | {"journal", "tablectl", "hwsim"} for edge in EDGES},
+    "journal": PROJECT - {"journal", "table", "foundation"},
+    "houseedge": {"journal", "firmware_bridge", "vision", "tablectl", "hwsim"},
+    "hwsim": {"journal", "tablectl"},
     "tablectl": set(),
 }
 
@@ -62,3 +64,15 @@ def test_the_foundation_imports_the_standard_library_only() -> None:
         for name in imported_packages(source)
     } - set(sys.stdlib_module_names) - {"__future__", "foundation"}
     assert outside == set()
+
+
+def test_the_table_knows_nothing_of_sqlite() -> None:
+    users = [str(source.relative_to(ROOT)) for source in sorted(PACKAGES["table"].rglob("*.py"))
+             if "sqlite3" in imported_packages(source)]
+    assert users == []
+
+
+def test_only_the_replay_of_the_journal_imports_the_table() -> None:
+    users = sorted(source.name for source in PACKAGES["journal"].rglob("*.py")
+                   if "table" in imported_packages(source))
+    assert users == ["replay.py"]

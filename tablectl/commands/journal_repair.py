@@ -10,17 +10,15 @@ be read; the damaged file is kept as it is, for the audit.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from table.journal import JournalError
-from table.journal_salvage import inspect, salvage
+from journal import JournalError
+from journal.salvage import inspect, salvage
+from tablectl.commands.journal_common import journal_options, journal_path, run
 
 
-def register(commands: Any, journal_options: Callable[[argparse.ArgumentParser], None],
-             run: Callable[[Any], Any], journal_path: Callable[[argparse.Namespace],
-                                                               tuple[Path, str]]) -> None:
+def register(commands: Any) -> None:
     """Add `check` and `salvage` to the `journal` group."""
     check = commands.add_parser(
         "check",
@@ -30,7 +28,7 @@ def register(commands: Any, journal_options: Callable[[argparse.ArgumentParser],
         "events and rounds cannot be read. Exit status 0 when intact, 1 when damaged.",
     )
     journal_options(check)
-    check.set_defaults(func=run(lambda args: _check(args, journal_path)))
+    check.set_defaults(func=run(_check))
 
     rescue = commands.add_parser(
         "salvage",
@@ -42,11 +40,10 @@ def register(commands: Any, journal_options: Callable[[argparse.ArgumentParser],
     journal_options(rescue)
     rescue.add_argument("-o", "--output", type=Path, metavar="FILE", required=True,
                         help="the new journal (must not exist)")
-    rescue.set_defaults(func=run(lambda args: _salvage(args, journal_path)))
+    rescue.set_defaults(func=run(_salvage))
 
 
-def _check(args: argparse.Namespace,
-           journal_path: Callable[[argparse.Namespace], tuple[Path, str]]) -> int:
+def _check(args: argparse.Namespace) -> int:
     path, _ = journal_path(args)
     report = inspect(path)
     for line in report.lines():
@@ -56,8 +53,7 @@ def _check(args: argparse.Namespace,
     return 0 if report.intact else 1
 
 
-def _salvage(args: argparse.Namespace,
-             journal_path: Callable[[argparse.Namespace], tuple[Path, str]]) -> int:
+def _salvage(args: argparse.Namespace) -> int:
     path, _ = journal_path(args)
     output: Path = args.output
     try:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from table.journal import Journal
+from journal import Journal, JournalReader
 from table.machine import Table
 from table.profiles import load_profile
 from tablectl.api import ApiServer
@@ -55,7 +55,7 @@ class Api:
         return answer
 
     def stored_events(self) -> list[tuple[str, str | None, dict[str, Any]]]:
-        with Journal(self.journal_path, read_only=True) as reader:
+        with JournalReader(self.journal_path) as reader:
             return [(e.source, e.source_ref, e.event) for e in reader.events()]
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from table.journal import Journal
+from journal import Journal, JournalReader
 from table.machine import Table
 from table.profiles import load_profile
 from tablectl.api import ApiServer
@@ -52,7 +52,7 @@ class Rig:
         return status, answer, cookie.split(";")[0] if cookie else None
 
     def stored(self) -> list[tuple[str, dict[str, Any]]]:
-        with Journal(self.journal_path, read_only=True) as reader:
+        with JournalReader(self.journal_path) as reader:
             return [(e.source, e.event) for e in reader.events()]
 
 

@@ -25,7 +25,7 @@ from hwsim.dealer import VirtualShoeCards
 from hwsim.panel import MockPanel
 from hwsim.shoe import ShoeTiming, VirtualShoe
 
-from table.journal import Journal
+from journal import JournalReader
 from tablectl.config import parse_config
 from tablectl.daemon import Daemon
 from tablectl.sim import SIM_PIN_MAP
@@ -114,7 +114,7 @@ class RunningDaemon:
         return str(self.get("/state")[1]["camera"]["state"])
 
     def stored(self) -> list[dict[str, Any]]:
-        with Journal(self.journal, read_only=True) as reader:
+        with JournalReader(self.journal) as reader:
             return [e.event for e in reader.events()]
 
 

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
-from table.journal import Journal
+from journal import Journal
 from table.machine import Table
 from table.profiles import load_profile
 from tablectl.camera_feed import CameraFeed, fusion_poster, start_camera

@@ -250,7 +250,7 @@ def test_run_check_opens_what_the_config_names_and_lists_every_problem(
 def test_run_check_refuses_a_journal_of_another_profile(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from table.journal import Journal
+    from journal import Journal
     from tablectl.cli import main
 
     Journal(tmp_path / "j.sqlite", profile="st-moritz").close()

@@ -22,7 +22,7 @@ from hwsim.panel import MockPanel
 from hwsim.shoe import LineFaults, ShoeTiming, VirtualShoe
 
 from firmware_bridge.panel import BoxLamp
-from table.journal import Journal
+from journal import Journal, JournalReader
 from table.machine import Table
 from table.profiles import load_profile
 from tablectl.config import ApiConfig, Config, parse_config
@@ -188,7 +188,7 @@ class Bench:
     def shoe_events(self) -> list[tuple[str | None, dict[str, Any]]]:
         """(EPOCH:SEQ, event) of each shoe frame stored; the `@UPTIME` part of the
         reference is the shoe's clock, checked where a test needs it."""
-        with Journal(self.journal_path, read_only=True) as reader:
+        with JournalReader(self.journal_path) as reader:
             return [((e.source_ref or "").partition("@")[0], e.event)
                     for e in reader.events() if e.source == "shoe"]
 
@@ -275,7 +275,7 @@ def test_a_round_through_the_whole_stack(bench: Bench) -> None:
     assert running.boxes() == [WON, BJ, LOST, OFF, OFF, OFF, OFF]
     assert not running.lamps()["draw"] and running.lamps()["stand"]  # 17: the dealer stops
     # The button's decision is journaled as a button's, the bets as the API's.
-    with Journal(bench.journal_path, read_only=True) as reader:
+    with JournalReader(bench.journal_path) as reader:
         sources = [(e.source, e.event) for e in reader.events() if e.source != "shoe"]
     assert sources == [
         ("pit:harness", bet(1, 100)), ("pit:harness", bet(2, 50)), ("pit:harness", bet(3, 40)),
@@ -339,12 +339,12 @@ def test_an_interrupted_live_studio_round_is_voided_with_every_bet_back(bench: B
     assert result["settlement"] == []
     assert second.boxes() == [OFF] * 7 and second.blinking() == []
     # The void is in the journal, so a replay voids the round too.
-    with Journal(bench.journal_path, read_only=True) as reader:
+    with JournalReader(bench.journal_path) as reader:
         last = list(reader.events())[-1]
     assert (last.source, last.event) == ("daemon", {"resolve": "void"})
     # The next round begins normally; the voided one is on record with nothing won.
     second.post(bet(3, 20), "seat-3:1")
-    with Journal(bench.journal_path, read_only=True) as reader:
+    with JournalReader(bench.journal_path) as reader:
         records = reader.rounds()
     assert [(r.round_no, r.status) for r in records] == [(1, "void")]
     assert records[0].result["net"] == {"box1/main": 0, "box2/main": 0}
@@ -497,7 +497,7 @@ def test_a_full_journal_halts_the_table_with_the_alarm_and_acknowledges_nothing_
     wait_for(lambda: shoe.counters.resend_rounds >= resends + 3, "the shoe's re-sends")
     assert shoe.acked_seq == acked and shoe.pending_count == 1
     assert running.lamps()["alarm"]
-    with Journal(bench.journal_path, read_only=True) as reader:
+    with JournalReader(bench.journal_path) as reader:
         events = list(reader.events())
     assert [e.source for e in events] == ["shoe"] + ["pit:harness"] * stored
     assert all(found for _, found in bench.acks), bench.acks
@@ -593,7 +593,7 @@ def test_a_dealer_with_his_own_table_never_waits_and_nothing_is_lost(bench: Benc
 
     bench.check_every_frame_stored_once_and_acked_after()
     wait_for(lambda: running.service.journal.unstored_count == 0, "the journal caught up")
-    with Journal(bench.journal_path, read_only=True) as reader:
+    with JournalReader(bench.journal_path) as reader:
         stored = [e.event for e in reader.events()]
         recorded = {r.round_no: r.result for r in reader.rounds()}
     assert stored == reference.events

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from table.journal import Journal
+from journal import Journal
 from table.machine import Table
 from table.profiles import load_profile
 from tablectl.api import ApiServer

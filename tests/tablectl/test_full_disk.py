@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from table.journal import Journal, JournalError
+from journal import JournalError, JournalReader
 from tablectl.sim import SimOptions, SimulatedTable, run_simulation
 from tests.tablectl.helpers import wait_for
 from tests.tablectl.test_daemon import DELIVERED_S, Bench, Running, bet
@@ -101,7 +101,7 @@ def test_a_full_disk_halts_loses_nothing_and_the_table_resumes_by_itself(
                  "the card on box 1")
         assert not running.lamps()["alarm"]
 
-        with Journal(bench.journal_path, read_only=True) as reader:
+        with JournalReader(bench.journal_path) as reader:
             events = list(reader.events())
         assert [e.source_ref for e in events if e.source.startswith("pit")] == [
             f"t:{i}" for i in range(stored)] + [f"t:{refused_id}", "t:deal"]
@@ -114,7 +114,7 @@ def test_a_full_disk_halts_loses_nothing_and_the_table_resumes_by_itself(
 
 def _stored_rounds(path: Path) -> int:
     try:
-        with Journal(path, read_only=True) as reader:
+        with JournalReader(path) as reader:
             return len(reader.rounds())
     except (JournalError, OSError):  # not created yet, or busy: none stored as far as seen
         return 0
@@ -151,7 +151,7 @@ def test_the_simulated_table_stops_on_a_full_disk_and_counts_what_is_stored(
     err = capsys.readouterr().err
     assert status == 1, err
     assert "the journal cannot store" in err and "Traceback" not in err
-    with Journal(journal, read_only=True) as reader:
+    with JournalReader(journal) as reader:
         recorded = len(reader.rounds())
     assert f"; {recorded} rounds stored in {journal}" in err
     assert recorded >= 1 and sims[0].error is not None

@@ -1,6 +1,6 @@
 """`tablectl journal rounds | show | export` on real journals, written the way
 the daemon writes them: each event applied to a `Table`, appended with its
-source and committed; a round is recorded when the next one begins (just
+source (and the table's reason when it refused it) and committed; a round is recorded when the next one begins (just
 before the event that began it is appended), so events after a settlement,
 such as a new shoe, still belong to it."""
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from table.journal import Journal
+from journal import Journal, JournalReader
 from table.machine import Table
 from table.profiles import load_profile
 from tablectl.cli import main
@@ -76,13 +76,14 @@ class Daemon:
 
     def play(self, items: list[Item]) -> None:
         for event, source, ref in items:
-            self.table.apply(event)
+            outcome = self.table.apply(event)
             for result in self.table.results(since=self.recorded):
                 if result["round"] >= self.table.rounds_played:
                     break
                 self.journal.record_round(result["round"], result)
                 self.recorded = result["round"]
-            self.journal.append(event, source, ref)
+            self.journal.append(event, source, ref,
+                                refused=None if outcome.accepted else outcome.reason)
             self.journal.commit()
 
     def close(self) -> None:
@@ -262,7 +263,7 @@ def test_show_json_gives_the_events_and_the_stored_result(
         1, "settled", 1, 15)
     assert [(e["seq"], e["source"], e["source_ref"], e["event"]) for e in shown["events"]] == [
         (seq, source, ref, event) for seq, (event, source, ref) in enumerate(ROUND_1, 1)]
-    with Journal(journal, read_only=True) as stored:
+    with JournalReader(journal) as stored:
         assert shown["result"] == stored.round_record(1).result
     assert shown["result"]["net"] == {"box1/main": 200, "box2/dealer_bust": -10,
                                       "box2/main": -50}
@@ -293,7 +294,7 @@ def test_export_jsonl_replays_to_the_recorded_results(
         {"box1/main": 200, "box2/dealer_bust": -10, "box2/main": -50},
         {"box1/main": 0, "box2/main": 0},
     ]
-    with Journal(journal, read_only=True) as stored:
+    with JournalReader(journal) as stored:
         recorded = [r.result for r in stored.rounds()]
     for before, again in zip(recorded, replayed, strict=True):  # only the numbering differs
         assert {**before, "refused": []} == {**again, "refused": []}

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from table.journal import Journal
+from journal import Journal
 from tablectl.cli import main
-from tests.table.test_journal_reopen import _damaged_journal
+from tests.journal.helpers import damaged_journal
 
 
 def test_check_reports_the_damage_and_salvage_copies_what_is_readable(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path, _ = _damaged_journal(tmp_path)
+    path, _ = damaged_journal(tmp_path)
     assert main(["journal", "check", "--journal", str(path)]) == 1
     out = capsys.readouterr().out
     assert "DAMAGED" in out and "events not readable:" in out

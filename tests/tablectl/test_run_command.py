@@ -13,7 +13,7 @@ from pathlib import Path
 
 from hwsim.shoe import VirtualShoe
 
-from table.journal import Journal, JournalError
+from journal import JournalError, JournalReader
 from table.machine import Table
 from table.profiles import load_profile
 from tests.tablectl.helpers import wait_for
@@ -25,7 +25,7 @@ COMMAND = [sys.executable, "-m", "tablectl", "run", "--sim", "--view", "rounds"]
 def check_journal(path: Path) -> int:
     """The journal reads back whole: recorded rounds tile the events from the first
     on, each has its events, and replaying every event gives each recorded result."""
-    with Journal(path, read_only=True) as journal:
+    with JournalReader(path) as journal:
         records = journal.rounds()
         events = [stored.event for stored in journal.events()]
         assert records, "no round was recorded"
@@ -106,7 +106,7 @@ def _stored_events(path: Path) -> int:
     if not path.exists():
         return 0
     try:
-        with Journal(path, read_only=True) as journal:
+        with JournalReader(path) as journal:
             return journal.last_committed_seq
     except JournalError:
         return 0  # still being created
@@ -139,7 +139,7 @@ def test_sigterm_stops_a_configured_table_cleanly(tmp_path: Path) -> None:
                 process.communicate()
         assert process.returncode == 0, stderr
         assert "Traceback" not in stderr, stderr
-        with Journal(journal, read_only=True) as reader:
+        with JournalReader(journal) as reader:
             stored = [(e.source, e.source_ref, e.event) for e in reader.events()]
         # Epoch 0, the shoe's frame 1, and the shoe's uptime at its latest heartbeat.
         assert [(source, ref.partition("@")[0], event) for source, ref, event in stored] == [

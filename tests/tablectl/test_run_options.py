@@ -40,7 +40,7 @@ def test_sim_check_validates_and_exits_without_playing(
 
 def test_sim_check_refuses_a_journal_of_another_profile(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from table.journal import Journal
+    from journal import Journal
 
     Journal(tmp_path / "j.sqlite", profile="st-moritz").close()
     assert main(["run", "--sim", "--check", "--journal", str(tmp_path / "j.sqlite")]) == 2

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from hwsim.dealer.protocols import DealerError
 
-from table.journal import Journal
+from journal import Journal, JournalReader
 from table.machine import Table
 from table.profiles import load_profile
 from table.views import Outcome
@@ -264,7 +264,7 @@ def test_a_stop_records_the_round_that_is_over_and_not_one_in_play(
     assert service.journal.rounds() == []
     service.stop()
     assert service.wait_stopped(10.0)
-    reader = Journal(journal_path, read_only=True)
+    reader = JournalReader(journal_path)
     try:
         records = reader.rounds()
         assert [(r.round_no, r.status, r.start_seq, r.end_seq) for r in records] == [
@@ -327,7 +327,7 @@ def test_a_full_journal_halts_the_table_and_acknowledges_nothing_unstored(
     assert pictures[-1].alarm
     # What was stored is a readable journal.
     service.stop()
-    with Journal(journal_path, read_only=True) as reader:
+    with JournalReader(journal_path) as reader:
         assert reader.last_committed_seq == len(stored)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from hwsim.dealer.shoes import seeded_shoe
 
-from table.journal import Journal, JournalError
+from journal import JournalError, JournalReader
 from table.profiles import load_profile
 from tablectl.sim_resume import resumed_shoe
 from tests.tablectl.helpers import wait_for
@@ -26,7 +26,7 @@ def _mid_deal(journal: Path) -> bool:
     if not journal.exists():
         return False
     try:
-        with Journal(journal, read_only=True) as reader:
+        with JournalReader(journal) as reader:
             events = reader.open_round_events()
             return (len(reader.rounds()) >= 2 and any("deal" in e.event for e in events)
                     and sum("card" in e.event for e in events) >= 3)
@@ -48,7 +48,7 @@ def test_a_simulated_table_killed_mid_round_resumes_it_exactly(tmp_path: Path) -
     finally:
         os.killpg(first.pid, signal.SIGKILL)
         first.wait(10)
-    with Journal(journal, read_only=True) as reader:
+    with JournalReader(journal) as reader:
         interrupted = len(reader.rounds()) + 1
         before = reader.last_committed_seq
         in_play = reader.open_round_events()
@@ -61,7 +61,7 @@ def test_a_simulated_table_killed_mid_round_resumes_it_exactly(tmp_path: Path) -
     again = subprocess.run([*command, "--rounds", "3"], cwd=tmp_path, env=env,
                            capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
-    with Journal(journal, read_only=True) as reader:
+    with JournalReader(journal) as reader:
         records = [r for r in reader.rounds() if r.round_no >= interrupted]
         added = list(reader.events(after_seq=before))
     # The interrupted round settled, and play went on.

@@ -7,7 +7,7 @@ import io
 import re
 from pathlib import Path
 
-from table.journal import Journal
+from journal import JournalReader
 from tablectl.display import round_line
 from tablectl.sim import SimOptions, SimulatedTable
 
@@ -26,7 +26,7 @@ def test_the_rounds_view_prints_every_round_exactly_once_flat_out(tmp_path: Path
     printed = [line for line in out.getvalue().splitlines() if line.startswith("round ")]
     assert [int(line.split()[1]) for line in printed] == list(range(1, rounds + 1))
     # Each line is the round's result as the journal recorded it.
-    with Journal(journal, read_only=True) as reader:
+    with JournalReader(journal) as reader:
         recorded = [round_line(record.result) for record in reader.rounds()]
     assert printed == recorded
 
@@ -40,7 +40,7 @@ def test_the_live_view_shows_draw_then_stand_or_bust_payouts_and_the_shoe(
     sim.run()
     assert sim.error is None, sim.error
     frames = [frame for frame in out.getvalue().split(CLEAR) if frame.startswith("round ")]
-    with Journal(tmp_path / "j.sqlite", read_only=True) as reader:
+    with JournalReader(tmp_path / "j.sqlite") as reader:
         results = {record.round_no: record.result for record in reader.rounds()}
     for number in (1, 2):
         mine = [f for f in frames if f.startswith(f"round {number} ")]

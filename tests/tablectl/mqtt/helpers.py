@@ -10,7 +10,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from table.journal import Journal
+from journal import Journal
 from tests.tablectl.helpers import wait_for
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from table.journal import Journal
+from journal import Journal
 from tablectl.mqtt.floor import Numbers, open_floor
 from tablectl.mqtt.floor_store import FloorStore
 from tablectl.mqtt.publisher import Publisher

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from table.journal import Journal
+from journal import Journal
 from tablectl.mqtt.publisher import Publisher
 from tablectl.mqtt.settings import from_options
 from tests.tablectl.helpers import wait_for

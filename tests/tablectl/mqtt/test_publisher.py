@@ -194,7 +194,7 @@ def test_an_event_payload_is_what_json_makes_of_it() -> None:
 
 def test_a_lost_mark_gives_the_same_origin_and_an_empty_journal_waits(
         broker: Mosquitto, tmp_path: Path) -> None:
-    from table.journal import Journal
+    from journal import Journal
 
     journal = Journal(tmp_path / "j.sqlite", profile="casinos-austria")
     watcher = Watcher(broker.port)

@@ -7,23 +7,24 @@ and which could not. `salvage(path, new_path)` does the same and writes every
 readable event (under its own seq), round and event time into a new journal,
 made whole or not at all. The damaged file is only read.
 
-Standard library only, like `table.journal`.
+A damaged journal of an older schema version is copied into a journal of the
+current one, brought up to it as `journal.migrations` would.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from table.journal_file import (
-    FORMAT_NAME,
-    JournalError,
-    check_header,
-    create,
-    integrity_problems,
-)
+from journal.errors import JournalError
+from journal.file import check_header, create, integrity_problems, read_only_uri
+from journal.migrations import legacy_refusals
+from journal.records import EventRow, round_from_row
+from journal.schema import FORMAT_NAME, current_meta, stored_version
 
 # After the last seq SQLite can tell, look this far on for rows beyond a damaged page.
 _PROBE_BEYOND = 1000
@@ -88,13 +89,15 @@ def salvage(path: Path, new_path: Path) -> SalvageReport:
             f"{path}: its meta table cannot be read, so its profile and rules are unknown; "
             "nothing was copied"
         )
-    create(new_path, report.meta)
+    if (stored_version(report.meta) or 0) < 2:
+        rows.mark_legacy_refusals()
+    create(new_path, current_meta(report.meta))
     db = sqlite3.connect(new_path, isolation_level=None)
     try:
         db.execute("PRAGMA synchronous = FULL")
         db.execute("BEGIN IMMEDIATE")
-        db.executemany("INSERT INTO events (seq, source, source_ref, event) VALUES (?, ?, ?, ?)",
-                       rows.events)
+        db.executemany("INSERT INTO events (seq, source, source_ref, event, refused) "
+                       "VALUES (?, ?, ?, ?, ?)", rows.events)
         db.executemany("INSERT INTO rounds (round_no, start_seq, end_seq, status, flags, "
                        "result) VALUES (?, ?, ?, ?, ?, ?)", rows.rounds)
         db.executemany("INSERT INTO event_times (seq, at) VALUES (?, ?)", rows.times)
@@ -109,9 +112,29 @@ def salvage(path: Path, new_path: Path) -> SalvageReport:
 
 @dataclass
 class _Rows:
-    events: list[tuple[int, str, str | None, str]] = field(default_factory=list)
+    events: list[EventRow] = field(default_factory=list)
     rounds: list[tuple[int, int, int, str, str, str]] = field(default_factory=list)
     times: list[tuple[int, float]] = field(default_factory=list)
+
+    def mark_legacy_refusals(self) -> None:
+        """Mark the refused events of a version 1 journal, as its migration does."""
+        texts = {row[0]: row[3] for row in self.events}
+        records = []
+        for number, start, end, status, flags, result in self.rounds:
+            try:
+                records.append(round_from_row((number, status, start, end, flags, result)))
+            except ValueError:
+                continue  # a result that is not JSON says nothing of refusals
+
+        def event_at(seq: int) -> dict[str, Any] | None:
+            try:
+                return dict(json.loads(texts[seq]))
+            except (KeyError, ValueError, TypeError):
+                return None
+
+        refused = legacy_refusals(records, event_at)
+        self.events = [(seq, source, ref, text, refused.get(seq))
+                       for seq, source, ref, text, _ in self.events]
 
 
 class _reading:
@@ -121,11 +144,8 @@ class _reading:
         if not path.is_file():
             raise JournalError(f"{path}: no journal there; give the path of a journal file")
         check_header(path)
-        uri = f"{path.resolve().as_uri()}?mode=ro"
-        if not Path(f"{path}-wal").exists():
-            uri += "&immutable=1"
         try:
-            self.db = sqlite3.connect(uri, uri=True)
+            self.db = sqlite3.connect(read_only_uri(path), uri=True)
         except sqlite3.Error as error:
             raise JournalError(f"{path}: cannot open the journal ({error})") from error
 
@@ -146,12 +166,13 @@ def _read(db: sqlite3.Connection, report: SalvageReport, rows: _Rows | None) -> 
     except sqlite3.DatabaseError as error:
         report.problems.append(f"the meta table cannot be read ({error})")
     read: set[int] = set()
-    for seq, row in _by_number(db, "events", "seq", "source, source_ref, event"):
+    for seq, row in _by_number(db, "events", "seq", _event_columns(db)):
         read.add(seq)
         report.last_seq = seq
         if rows is not None:
             ref = None if row[1] is None else str(row[1])
-            rows.events.append((seq, str(row[0]), ref, str(row[2])))
+            refused = None if row[3] is None else str(row[3])
+            rows.events.append((seq, str(row[0]), ref, str(row[2]), refused))
     report.events_read = len(read)
     report.events_unreadable = _as_runs(
         [seq for seq in range(1, report.last_seq) if seq not in read])
@@ -167,6 +188,17 @@ def _read(db: sqlite3.Connection, report: SalvageReport, rows: _Rows | None) -> 
     if rows is not None:
         for seq, row in _by_number(db, "event_times", "seq", "at"):
             rows.times.append((seq, _float(row[0])))
+
+
+def _event_columns(db: sqlite3.Connection) -> str:
+    """The event columns to read: a journal of version 1 has no `refused`."""
+    try:
+        db.execute("SELECT refused FROM events LIMIT 0")
+    except sqlite3.OperationalError:
+        return "source, source_ref, event, NULL"
+    except sqlite3.DatabaseError:
+        pass  # the reads that follow say what cannot be read
+    return "source, source_ref, event, refused"
 
 
 def _by_number(db: sqlite3.Connection, table: str, key: str, columns: str

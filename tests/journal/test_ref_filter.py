@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from table.ref_filter import RefFilter
+from journal.ref_filter import RefFilter
 
 
 def test_every_reference_added_is_reported_as_maybe_there() -> None:

@@ -10,22 +10,24 @@ runs (a `-wal` file's commits, a hot rollback journal), and then checked with
 `PRAGMA quick_check` and its meta rows. Reading the main file alone would miss
 what a killed process left in the WAL and call an intact journal damaged.
 
-Standard library only, like `table.journal`.
+Standard library only.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-FORMAT_NAME = "tablectl-journal"
-FORMAT_VERSION = 1
-# PRAGMA application_id: "TBJL" as a big-endian 32-bit integer.
-APPLICATION_ID = 0x54424A4C
+from journal.errors import JournalDamaged, JournalError
+from journal.schema import (
+    APPLICATION_ID,
+    FORMAT_NAME,
+    SCHEMA,
+    SCHEMA_VERSION,
+    stored_version,
+)
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _HEADER_SIZE = 100
@@ -36,60 +38,6 @@ _BUSY_TIMEOUT_S = 5.0
 _NEW_MARK = ".new-"
 # quick_check stops after this many problems: enough to say what is wrong.
 _PROBLEMS_SHOWN = 5
-
-EVENT_TIMES = "CREATE TABLE IF NOT EXISTS event_times (seq INTEGER PRIMARY KEY, at REAL NOT NULL)"
-
-SCHEMA = (
-    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE events ("
-    " seq INTEGER PRIMARY KEY,"
-    " source TEXT NOT NULL,"
-    " source_ref TEXT,"
-    " event TEXT NOT NULL,"
-    " UNIQUE (source, source_ref))",
-    "CREATE TABLE rounds ("
-    " round_no INTEGER PRIMARY KEY,"
-    " start_seq INTEGER NOT NULL,"
-    " end_seq INTEGER NOT NULL,"
-    " status TEXT NOT NULL,"
-    " flags TEXT NOT NULL,"
-    " result TEXT NOT NULL)",
-    EVENT_TIMES,
-)
-
-
-class JournalError(Exception):
-    """The journal cannot be opened or cannot store; the message says what to do."""
-
-
-class JournalDamaged(JournalError):
-    """SQLite cannot read the journal whole: `problem` says what is wrong."""
-
-    def __init__(self, path: Path, problem: str) -> None:
-        self.path = path
-        self.problem = problem
-        super().__init__(damaged_advice(path, problem))
-
-
-def damaged_advice(path: Path, problem: str) -> str:
-    return (
-        f"{path} is damaged: {problem}. It was left as it is: keep it, it is the audit "
-        f"trail. `tablectl journal check --journal {path}` says what can still be read; "
-        f"`tablectl journal salvage --journal {path} -o NEW.sqlite` copies every readable "
-        "event and round into the new journal NEW.sqlite and lists what could not be "
-        "read; then run the table on NEW.sqlite"
-    )
-
-
-def meta_rows(profile: str | None, rules: Mapping[str, Any] | None) -> dict[str, str]:
-    meta = {
-        "format": FORMAT_NAME,
-        "version": str(FORMAT_VERSION),
-        "rules": json.dumps(dict(rules or {}), sort_keys=True),
-    }
-    if profile is not None:
-        meta["profile"] = profile
-    return meta
 
 
 # -- creation ----------------------------------------------------------------------
@@ -150,7 +98,7 @@ def create(path: Path, meta: Mapping[str, str]) -> None:
         # complete before it gets its name.
         db.execute("BEGIN IMMEDIATE")
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        db.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         for statement in SCHEMA:
             db.execute(statement)
         db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
@@ -237,11 +185,24 @@ def check_header(path: Path) -> None:
             f"{app_id:#x}), not a tablectl journal; it was left untouched. Give the path "
             "of a journal, or a new file name to start one"
         )
-    if version > FORMAT_VERSION:
+    if version > SCHEMA_VERSION:
         raise JournalError(
-            f"{path} is a journal of format version {version}, newer than this tablectl "
-            f"reads ({FORMAT_VERSION}); it was left untouched. Update tablectl to use it"
+            f"{path} is a journal of schema version {version}, newer than this tablectl "
+            f"reads ({SCHEMA_VERSION}); it was left untouched. Update tablectl to use it"
         )
+
+
+def read_only_uri(path: Path) -> str:
+    """The URI that opens a journal for reading only. mode=ro never writes the
+    database file. While a writer has the file open its -wal file exists, and the
+    reader goes through the WAL (and its -shm index) to see every commit. Without
+    a -wal file no writer is there and everything is in the main file: it is read
+    as immutable, so no -wal or -shm file is made beside it (one made by another
+    user could keep the daemon from opening its journal)."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    if not Path(f"{path}-wal").exists():
+        uri += "&immutable=1"
+    return uri
 
 
 def integrity_problems(db: sqlite3.Connection) -> list[str]:
@@ -251,28 +212,25 @@ def integrity_problems(db: sqlite3.Connection) -> list[str]:
     return [] if problems == ["ok"] else problems
 
 
-def check_file(path: Path, *, quick_check: bool = True) -> None:
+def check_file(path: Path, *, quick_check: bool = True) -> int:
     """Check an existing journal before anything writes to it, on a read-only
     connection that goes through its WAL when there is one (immutable when there
-    is none, so nothing is made beside the file). Raises as `check_contents`."""
-    wal = Path(f"{path}-wal")
-    uri = f"{path.resolve().as_uri()}?mode=ro"
-    if not wal.exists():
-        uri += "&immutable=1"
+    is none, so nothing is made beside the file). Returns and raises as
+    `check_contents`."""
     try:
-        db = sqlite3.connect(uri, uri=True, timeout=_BUSY_TIMEOUT_S)
+        db = sqlite3.connect(read_only_uri(path), uri=True, timeout=_BUSY_TIMEOUT_S)
     except sqlite3.Error as error:
         raise JournalError(f"{path}: cannot open the journal ({error})") from error
     try:
-        check_contents(path, db, quick_check=quick_check)
+        return check_contents(path, db, quick_check=quick_check)
     finally:
         db.close()
 
 
-def check_contents(path: Path, db: sqlite3.Connection, *, quick_check: bool = True) -> None:
+def check_contents(path: Path, db: sqlite3.Connection, *, quick_check: bool = True) -> int:
     """Check an open journal (through SQLite, so with its WAL): intact, and its meta
-    rows say it is a journal of a version this code reads. Raises `JournalDamaged`
-    for a file SQLite cannot read whole."""
+    rows say it is a journal of a version this code reads; returns that version.
+    Raises `JournalDamaged` for a file SQLite cannot read whole."""
     try:
         problems = integrity_problems(db) if quick_check else []
         rows = dict(db.execute("SELECT key, value FROM meta").fetchall())
@@ -286,9 +244,10 @@ def check_contents(path: Path, db: sqlite3.Connection, *, quick_check: bool = Tr
             f"{path} is not a tablectl journal (its meta table says format "
             f"{rows.get('format')!r}); it was left untouched. Give the path of a journal"
         )
-    version = rows.get("version", "")
-    if not version.isdigit() or int(version) > FORMAT_VERSION:
+    version = stored_version(rows)
+    if version is None or version > SCHEMA_VERSION:
         raise JournalError(
-            f"{path} is a journal of format version {version!r}, newer than this tablectl "
-            f"reads ({FORMAT_VERSION}); it was left untouched. Update tablectl to use it"
+            f"{path} is a journal of schema version {version}, newer than this tablectl "
+            f"reads ({SCHEMA_VERSION}); it was left untouched. Update tablectl to use it"
         )
+    return version
