@@ -1,8 +1,9 @@
 """`tablectl journal rounds | show | export` on real journals, written the way
 the daemon writes them: each event applied to a `Table`, appended with its
-source (and the table's reason when it refused it) and committed; a round is recorded when the next one begins (just
-before the event that began it is appended), so events after a settlement,
-such as a new shoe, still belong to it."""
+source (and the table's reason when it refused it) and committed; a round is
+recorded when the next one begins (just before the event that began it is
+appended), so events after a settlement, such as a new shoe, still belong to
+it."""
 
 from __future__ import annotations
 
