@@ -1,6 +1,6 @@
 """The table's publisher: one thread draining the journal's outbox to the broker.
 
-The table never waits for it. The journal is the outbox (`outbox.py`): the
+The table never waits for it. The journal is the outbox (`journal.outbox`, `outbox.py`): the
 publisher reads events and rounds after the broker's last acknowledgement, sends
 them with QoS 1 (at most `window` unacknowledged), and moves the persisted mark on
 as the broker acknowledges each (PUBACK), in order. While the broker is down paho
@@ -25,9 +25,10 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
+from journal.outbox import OutboxError, OutboxReader
 from tablectl.mqtt import topics
 from tablectl.mqtt.connect import BrokerError, make_client, refused_reason
-from tablectl.mqtt.outbox import Mark, Outbox, OutboxError, load_mark, mark_path, save_mark
+from tablectl.mqtt.outbox import Mark, load_mark, mark_path, save_mark
 from tablectl.mqtt.settings import MqttConfig
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ class Publisher:
         self.poll_s = poll_s
         self._state_source = state
         try:
-            self.outbox = Outbox(journal)
+            self.outbox = OutboxReader(journal)
         except OutboxError as error:
             raise PublisherError(str(error)) from error
         self._mark_file = mark_path(journal)
