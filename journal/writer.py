@@ -58,6 +58,7 @@ class Journal(JournalReader):
         create: bool = True,
         max_pages: int | None = None,
     ) -> None:
+        # Not `JournalReader.__init__`: that one opens the file read only.
         self.path = Path(path)
         self._lock = threading.RLock()
         # Taken before `_lock` wherever both are held.
