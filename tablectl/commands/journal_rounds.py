@@ -1,19 +1,19 @@
-"""`tablectl journal rounds`, and what replaying the journal tells about a round:
-where each card went, what was refused or flagged, the result of a round over but
-not recorded yet (the daemon records a round when the next one begins)."""
+"""`tablectl journal rounds`, the figures of a round, and the events after the
+last recorded round: a round in play, or one over but not recorded yet (the
+daemon records a round when the next one begins)."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from journal import JournalEvent, JournalReader
-from journal.replay import ReplayWatcher, replay
-from table.machine import Table
-from table.views import Outcome
 from tablectl.commands.journal_common import dump, open_journal, print_rows
+
+if TYPE_CHECKING:
+    from tablectl.commands.journal_replayed import Replayed
 
 
 def player_net(net: Mapping[str, int]) -> dict[str, int]:
@@ -48,16 +48,6 @@ def has_bet(events: Iterable[JournalEvent]) -> bool:
 
 
 @dataclass
-class Replayed:
-    """What replaying the journal tells about the events of one round."""
-
-    notes: dict[int, str]
-    result: dict[str, Any] | None
-    dealer_total: int | None
-    problem: str | None = None
-
-
-@dataclass
 class Unrecorded:
     """The events after the last recorded round. The daemon records a round
     when the next one begins, so they may be a round in play or a finished
@@ -75,6 +65,9 @@ def unrecorded(journal: JournalReader, recorded: int) -> Unrecorded | None:
         return None
     if not has_bet(events):
         return Unrecorded(events, None, "between", None)
+    # The rules engine is loaded only for a round that needs a replay.
+    from tablectl.commands.journal_replayed import replay_round
+
     replayed = replay_round(journal, events)
     result = replayed.result
     status = "open"
@@ -83,66 +76,6 @@ def unrecorded(journal: JournalReader, recorded: int) -> Unrecorded | None:
     else:
         replayed.result = None
     return Unrecorded(events, recorded + 1, status, replayed)
-
-
-def replay_round(journal: JournalReader, events: list[JournalEvent]) -> Replayed:
-    """Feed the journal to a fresh table up to the round's last event, noting
-    where each card of the round went and what was refused or flagged."""
-    if not events:
-        return Replayed({}, None, None)
-    from table.profiles import ProfileError, load_profile
-
-    if journal.profile is None:
-        return Replayed({}, None, None, "no profile is stored in the journal")
-    try:
-        rules = load_profile(journal.profile, journal.rules)
-    except ProfileError as error:
-        return Replayed({}, None, None, f"its profile cannot be loaded ({error})")
-    table = Table(rules, keep_rounds=2)
-    notes = _RoundNotes(events[0].seq)
-    replay(journal.events(), table, upto_seq=events[-1].seq, watcher=notes)
-    view = table.view()
-    return Replayed(notes.notes, table.current_result(),
-                    view.dealer_total if view.dealer else None)
-
-
-@dataclass
-class _RoundNotes(ReplayWatcher):
-    """Notes, per seq from `first` on, where a card went and what was refused."""
-
-    first: int
-    notes: dict[int, str] = field(default_factory=dict)
-    _before: dict[str, int] | None = None
-
-    def before(self, stored: JournalEvent, table: Table) -> None:
-        self._before = (places(table) if stored.seq >= self.first and "card" in stored.event
-                        else None)
-
-    def after(self, stored: JournalEvent, outcome: Outcome, table: Table) -> None:
-        if stored.seq < self.first:
-            return
-        parts = []
-        if self._before is not None and outcome.accepted:
-            now = places(table)
-            went = [place for place, count in now.items() if count > self._before.get(place, 0)]
-            parts.append("-> " + " and ".join(went) if went else "-> not dealt")
-        if not outcome.accepted:
-            parts.append(f"REFUSED: {outcome.reason}")
-        if outcome.flags:
-            parts.append("FLAG " + ", ".join(outcome.flags))
-        self.notes[stored.seq] = "  ".join(parts)
-
-
-def places(table: Table) -> dict[str, int]:
-    """How many cards each place of the table holds now."""
-    view = table.view()
-    where = {"dealer": len(view.dealer)}
-    for box in view.boxes:
-        for hand in box.hands:
-            where[f"box {box.number}, hand {hand.index + 1}"] = len(hand.cards)
-    result = table.current_result()
-    where["burned"] = len(result.get("burned", [])) if result else 0
-    return where
 
 
 # -- rounds ---------------------------------------------------------------------------

@@ -5,18 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from journal import JournalEvent, JournalReader
 from tablectl.commands.journal_common import Fail, dump, open_journal, print_rows, round_list
-from tablectl.commands.journal_rounds import (
-    Replayed,
-    net_text,
-    player_net,
-    replay_round,
-    signed,
-    unrecorded,
-)
+from tablectl.commands.journal_rounds import net_text, player_net, signed, unrecorded
+
+if TYPE_CHECKING:
+    from tablectl.commands.journal_replayed import Replayed
 
 
 def show_command(args: argparse.Namespace) -> int:
@@ -56,6 +52,9 @@ def show_command(args: argparse.Namespace) -> int:
             print(dump(shown))
             return 0
         if replayed is None:
+            # The rules engine is loaded only here, not for the other commands.
+            from tablectl.commands.journal_replayed import replay_round
+
             replayed = replay_round(journal, events)
     _print_round(number, status, recorded, journal, events, result, replayed)
     return 0
