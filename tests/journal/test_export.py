@@ -126,3 +126,53 @@ def test_export_numbers_rounds_and_refusals_as_the_replay_does(path: Path) -> No
                 k: v for k, v in replayed.items() if k not in ("round", "refused")}
         assert export_scenario(journal, rounds=[1, 2])["name"] == "journal.sqlite: rounds 1-2"
 
+
+
+def play_and_journal(path: Path, events: list[dict[str, Any]], *, flag: bool = True
+                     ) -> dict[str, Any]:
+    """Apply each event to a table and journal it as the daemon does (with the
+    table's reason when it refused it, unless `flag` is False); records round 1."""
+    from table.machine import Table
+    from table.profiles import load_profile
+
+    table = Table(load_profile("casinos-austria"))
+    with Journal(path, profile="casinos-austria") as journal:
+        for event in events:
+            outcome = table.apply(event)
+            refused = outcome.reason if flag and not outcome.accepted else None
+            journal.append(event, "sim", refused=refused)
+        journal.record_round(1, table.results()[-1])
+        journal.commit()
+    result: dict[str, Any] = table.results()[-1]
+    return result
+
+
+def test_a_refusal_before_the_round_began_is_in_its_events_but_not_in_its_list(
+        path: Path) -> None:
+    """A hit before any bet is refused while no round exists: stored with its reason,
+    in round 1's span, but in no round's `refused` list. The split is that list's
+    only entry: event 10 of the round (the hit, 2 bets, deal, 5 cards, the split)."""
+    from table.scenario import run_scenario
+
+    early_hit = {"do": {"box": 1, "action": "hit"}}
+    split = {"do": {"box": 1, "action": "split"}}  # T+5 is no pair
+    recorded = play_and_journal(path, [early_hit, *TWO_BOXES_DEALER_BUSTS[:8], split,
+                                       *TWO_BOXES_DEALER_BUSTS[8:]])
+    assert [entry["event"] for entry in recorded["refused"]] == [split]
+    with JournalReader(path) as journal:
+        assert [e.seq for e in journal.events() if e.refused is not None] == [1, 10]
+        exported = export_scenario(journal)
+    [expect] = [r["expect"] for r in exported["rounds"]]
+    assert [entry["position"] for entry in expect["refused"]] == ["round 1, event 10"]
+    assert run_scenario(json.loads(json.dumps(exported)))["rounds"] == [expect]
+
+
+def test_refusals_not_stored_with_their_events_keep_their_recorded_position(
+        path: Path) -> None:
+    split = {"do": {"box": 1, "action": "split"}}
+    recorded = play_and_journal(path, [*TWO_BOXES_DEALER_BUSTS[:8], split,
+                                       *TWO_BOXES_DEALER_BUSTS[8:]], flag=False)
+    assert recorded["refused"][0]["position"] == "event 9"  # the table's own count
+    with JournalReader(path) as journal:
+        [exported] = export_scenario(journal)["rounds"]
+    assert exported["expect"]["refused"] == recorded["refused"]
