@@ -74,7 +74,8 @@ class Journal(JournalReader):
             raise JournalError(f"{self.path}: cannot open the journal ({error})") from error
         try:
             self._db.execute("PRAGMA journal_mode = WAL")
-            migrate(self._db, self.path, version)
+            # The version an older journal was migrated from; None when it was current.
+            self.migrated_from = version if migrate(self._db, self.path, version) else None
             self._loaded(SCHEMA_VERSION)
             stored_profile = self._meta.get("profile")
             if profile is not None and stored_profile not in (None, profile):

@@ -143,6 +143,9 @@ class Daemon:
             journal = Journal(path, profile=self.config.table.profile, rules=rules)
         except JournalError as error:
             raise DaemonError(str(error)) from error
+        if journal.migrated_from is not None:
+            log.info("the journal %s was brought from schema version %d to %d", path,
+                     journal.migrated_from, journal.schema_version)
         if journal.rules != json.loads(json.dumps(rules)):
             journal.close()
             raise DaemonError(

@@ -103,7 +103,7 @@ def test_opening_for_writing_migrates_and_keeps_every_row(tmp_path: Path) -> Non
     rounds_before = rows(path, "SELECT * FROM rounds")
     times_before = rows(path, "SELECT * FROM event_times")
     with Journal(path, profile=PROFILE) as journal:
-        assert journal.schema_version == 2
+        assert (journal.migrated_from, journal.schema_version) == (1, 2)
         assert [e.seq for e in journal.events() if e.refused is not None] == [REFUSED_SEQ]
         assert journal.append(*NEXT_BET[:2]) == 12  # goes on after seq 11
         journal.discard_pending()
@@ -117,6 +117,8 @@ def test_opening_for_writing_migrates_and_keeps_every_row(tmp_path: Path) -> Non
     reason = round_one_result()["refused"][0]["reason"]
     assert rows(path, "SELECT seq, refused FROM events WHERE refused IS NOT NULL") == [
         (REFUSED_SEQ, reason)]
+    with Journal(path, profile=PROFILE) as journal:  # once only
+        assert (journal.migrated_from, journal.schema_version) == (None, 2)
 
 
 def test_a_migrated_journal_replays_and_exports_as_before(tmp_path: Path) -> None:
