@@ -53,3 +53,20 @@ def damaged_journal(tmp_path: Path) -> tuple[Path, int]:
     data[page * page_size:(page + 1) * page_size] = b"\xa5" * page_size
     path.write_bytes(bytes(data))
     return path, len(data) // page_size
+
+
+def commit_then_exit(path: Path, committed: int, pending: int = 0) -> None:
+    """A writer in another process commits `committed` shoe cards (refs 1:0 up),
+    appends `pending` more and exits without closing: its commits sit in the WAL."""
+    script = (
+        "import os, sys\n"
+        "from journal import Journal\n"
+        "j = Journal(sys.argv[1], profile='casinos-austria')\n"
+        f"for i in range({committed}):\n"
+        "    j.append({'card': 'AS'}, 'shoe', f'1:{i}')\n"
+        "j.commit()\n"
+        f"for i in range({committed}, {committed + pending}):\n"
+        "    j.append({'card': 'KS'}, 'shoe', f'1:{i}')\n"
+        "os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(path)], cwd=REPO, check=True)

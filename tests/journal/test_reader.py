@@ -3,8 +3,6 @@ writes, never blocks the writer, sees every commit."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +12,7 @@ from journal import (
     JournalError,
     JournalReader,
 )
-from tests.journal.helpers import BET, DEAL, REPO, files_in
+from tests.journal.helpers import BET, DEAL, commit_then_exit, files_in
 
 # -- reading only (the `tablectl journal` commands) -------------------------------
 
@@ -63,16 +61,7 @@ def test_read_only_beside_a_running_writer_sees_its_commits_and_never_blocks_it(
 
 
 def test_read_only_sees_what_a_killed_writer_committed(path: Path) -> None:
-    script = (
-        "import os, sys\n"
-        "from journal import Journal\n"
-        "j = Journal(sys.argv[1], profile='casinos-austria')\n"
-        "for i in range(3):\n"
-        "    j.append({'card': 'AS'}, 'shoe', f'1:{i}')\n"
-        "j.commit()\n"
-        "os._exit(0)\n"
-    )
-    subprocess.run([sys.executable, "-c", script, str(path)], cwd=REPO, check=True)
+    commit_then_exit(path, committed=3)
     assert Path(f"{path}-wal").exists()
     main_file = path.read_bytes()
     with JournalReader(path) as journal:

@@ -4,8 +4,6 @@ sent again, a real SQLITE_FULL, rounds, a second writer, sealed batches."""
 from __future__ import annotations
 
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +16,7 @@ from journal import (
     JournalFullError,
     JournalReader,
 )
-from tests.journal.helpers import BET, DEAL, REPO
+from tests.journal.helpers import BET, DEAL, commit_then_exit
 
 # -- durability --------------------------------------------------------------
 
@@ -55,17 +53,7 @@ def test_uncommitted_events_are_lost_and_seqs_continue(path: Path) -> None:
 
 def test_a_killed_process_keeps_what_it_committed(path: Path) -> None:
     # The writer dies without closing: committed events sit in the WAL file.
-    script = (
-        "import os, sys\n"
-        "from journal import Journal\n"
-        "j = Journal(sys.argv[1], profile='casinos-austria')\n"
-        "for i in range(5):\n"
-        "    j.append({'card': 'AS'}, 'shoe', f'1:{i}')\n"
-        "j.commit()\n"
-        "j.append({'card': 'KS'}, 'shoe', '1:5')\n"
-        "os._exit(0)\n"
-    )
-    subprocess.run([sys.executable, "-c", script, str(path)], cwd=REPO, check=True)
+    commit_then_exit(path, committed=5, pending=1)
     assert Path(f"{path}-wal").exists()
     with Journal(path, profile="casinos-austria") as journal:
         assert [e.source_ref for e in journal.events()] == [f"1:{i}" for i in range(5)]
