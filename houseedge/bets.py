@@ -11,6 +11,7 @@ from houseedge.dealer import BUST, off_the_top
 from houseedge.mainbet import Analysis, analyse
 from houseedge.shoe import shoe_of
 from table.profiles import Rules
+from table.sidebets import SIDE_BETS, OddsInputs
 
 EXACT = "exact combinatorics"
 CA = "combinatorial analysis"
@@ -84,24 +85,16 @@ def bet_figures(rules: Rules, main: Analysis | None = None) -> list[BetFigure]:
     if rules.even_money:
         out.append(_edge("even money", float(exact.insurance(shoe, natural=True)), EXACT,
                          note="even money is insurance taken on a natural"))
+    inputs = OddsInputs(
+        rules, shoe.cards, shoe.decks,
+        dealer_bust=lambda: off_the_top(shoe.counts(), rules.dealer_hits_soft_17)[BUST],
+        third_card=lambda up: 1.0 if main.chart.get(("P7", int(up)), "S") in ("H", "D", "P")
+        else 0.0)
     for spot in rules.side_bets:
-        if spot == "pair":
-            out.append(_edge("pair", float(exact.pair(shoe, rules.pair_pays)), EXACT))
-        elif spot in ("3cw", "queens"):
-            name = "3 card wins" if spot == "3cw" else "queens trio"
-            out.append(_edge(name, float(exact.three_card(shoe, spot)), EXACT))
-        elif spot == "sevens":
-            def third(up: str) -> float:
-                move = main.chart.get(("P7", int(up)), "S")
-                return 1.0 if move in ("H", "D", "P") else 0.0
-            out.append(_edge("sevens", float(exact.sevens_first_cards(shoe, third)), EXACT,
-                             STRATEGY, "the third card comes when 7-7 is hit, doubled or split"))
-        elif spot == "dealer_bust":
-            dist = off_the_top(shoe.counts(), rules.dealer_hits_soft_17)
-            out.append(_edge("dealer bust",
-                             exact.dealer_bust_off_the_top(dist[BUST], rules.dealer_bust_pays),
-                             f"{EXACT} (dealer's cards off the top)",
-                             note="the boxes' draws move it slightly: see the simulation"))
+        bet = SIDE_BETS[spot]
+        value, method, note = bet.exact_return(inputs)
+        out.append(_edge(bet.title, float(value), method,
+                         STRATEGY if bet.depends_on_play else None, note))
     bonuses = (rules.triple_seven != "none" or rules.bonus_blackjack_pays != "none"
                or rules.sevens_prizes or rules.pontoon_bonuses)
     fast = analyse(rules, main.decks, removal=False) if bonuses else main

@@ -6,6 +6,8 @@ ask them for the legal actions as well as before performing one.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from table.hands import hard_total, is_natural, is_pair
 from table.profiles import Rules
 from table.round_state import Box, Hand, Round
@@ -15,14 +17,26 @@ class Refused(Exception):
     """A decision or event the rules do not allow now; the message says why."""
 
 
-def hand_takes_card(rules: Rules, hand: Hand) -> bool:
-    """Whether a card leaving the shoe now may go to this hand."""
+class GameChecks(Protocol):
+    """What a game decides about asking for cards, standing and doubling (see table.flows)."""
+
+    def takes_card(self, hand: Hand) -> bool:
+        """Whether a card leaving the shoe now may go to this hand."""
+
+    def check_card_request(self, hand: Hand, action: str, amount: int | None) -> None:
+        """Raise `Refused` unless `action` (hit, buy or twist) may ask for a card now."""
+
+    def check_stand(self, hand: Hand) -> None: ...
+
+    def check_double(self, hand: Hand) -> None: ...
+
+
+def casino_takes_card(rules: Rules, hand: Hand) -> bool:
+    """Whether a card may go to a hand of the casino game."""
     if hand.done:
         return False
     if hand.owed > 0 or hand.autoplay:
         return True
-    if rules.game == "banker":
-        return hand.card_asked
     if hand.doubles and not rules.hit_after_double:
         return False
     if hand.split_ace and len(hand.cards) >= 2:
@@ -34,40 +48,20 @@ def split_room(rules: Rules, box: Box) -> bool:
     return len(box.hands) < rules.max_split_hands
 
 
-def check_action(rules: Rules, rnd: Round | None, box: Box, hand: Hand, action: str,
-                 amount: int | None) -> None:
+def check_action(rules: Rules, game: GameChecks, rnd: Round | None, box: Box, hand: Hand,
+                 action: str, amount: int | None) -> None:
     """Raise `Refused` when the rules do not allow the owner's `action` on `hand` now."""
     if rnd is None:
         raise Refused("no round is open")
     if hand.done:
         raise Refused("this hand is finished")
-    banker_game = rules.game == "banker"
     if hand.owed and action != "timeout":
         raise Refused("the hand must receive its card first")
-    if action in ("buy", "twist"):
-        if not banker_game:
-            raise Refused(f"{action} belongs to British pontoon; use hit")
-        if hand.card_asked:
-            raise Refused("a card is already asked for")
-        if len(hand.cards) >= (rules.max_hand_cards or 99):
-            raise Refused("the hand has its five cards")
-        if action == "buy":
-            if hand.twisted:
-                raise Refused("no buying after a twist")
-            check_buy(hand, amount)
-        return
-    if action == "hit":
-        if banker_game:
-            raise Refused("in pontoon a card is bought or twisted: use buy or twist")
-        if hand.autoplay:
-            raise Refused("the system is playing this hand (timeout)")
-        if not hand_takes_card(rules, hand):
-            raise Refused("this hand takes no more cards")
+    if action in ("hit", "buy", "twist"):
+        game.check_card_request(hand, action, amount)
         return
     if action == "stand":
-        if banker_game and hand.total() < rules.stick_minimum:
-            raise Refused(f"sticking needs {rules.stick_minimum} or more; the hand has "
-                          f"{hand.total()}: buy or twist")
+        game.check_stand(hand)
         return
     if action == "timeout":
         if rules.decision_timeout == "none":
@@ -76,7 +70,7 @@ def check_action(rules: Rules, rnd: Round | None, box: Box, hand: Hand, action: 
             raise Refused("the system already plays this hand")
         return
     if action == "double":
-        check_double(rules, hand)
+        game.check_double(hand)
         return
     if action == "split":
         check_split(rules, box, hand)
@@ -103,8 +97,6 @@ def check_buy(hand: Hand, amount: int | None) -> None:
 
 
 def check_double(rules: Rules, hand: Hand) -> None:
-    if rules.game == "banker":
-        raise Refused("British pontoon has no double: buy a card instead")
     if hand.doubles >= rules.doubles_per_hand:
         raise Refused("this hand has doubled already")
     if rules.double_cards == "two" and len(hand.cards) != 2:

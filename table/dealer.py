@@ -8,6 +8,7 @@ from table.cards import TEN_VALUE_RANKS
 from table.hands import hand_value, is_natural
 from table.profiles import Rules
 from table.round_state import Round
+from table.sidebets import SIDE_BETS
 
 FULL = "full"
 SECOND = "second"
@@ -23,9 +24,10 @@ def must_draw(rules: Rules, cards: Sequence[str]) -> bool:
 def dealer_need(rules: Rules, rnd: Round) -> str:
     """How far an open bet depends on the dealer's hand: 'full', 'second' or 'none'.
 
-    A standing hand or a Dealer Bust bet needs the whole hand; a natural, a late
-    surrender or insurance against a card that can make blackjack needs only the
-    dealer's second card; nothing open needs no dealer card at all.
+    A standing hand or a side bet on the dealer's hand (Dealer Bust) needs the
+    whole hand; a natural, a late surrender or insurance against a card that can
+    make blackjack needs only the dealer's second card; nothing open needs no
+    dealer card at all.
     """
     if rules.dealer_plays_out == "always":
         return FULL
@@ -33,7 +35,7 @@ def dealer_need(rules: Rules, rnd: Round) -> str:
     up_can_natural = up[0] == "A" or up[0] in TEN_VALUE_RANKS
     need = NONE
     for box in rnd.boxes.values():
-        if any(spot == "dealer_bust" for _, spot in box.side):
+        if any(SIDE_BETS[spot].needs_dealer_hand for _, spot in box.side):
             return FULL
         if box.insurance:
             need = SECOND

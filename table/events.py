@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from foundation.cards import CardError, parse_card
+from table.sidebets import SIDE_BETS
 
-SPOTS = ("main", "insurance", "pair", "dealer_bust", "3cw", "queens", "sevens")
+SPOTS = ("main", "insurance", *SIDE_BETS)
 ACTIONS = (
     "hit", "stand", "double", "split", "surrender", "insurance", "even_money", "rescue",
     "buy", "twist", "follow", "decline", "timeout",

@@ -1,4 +1,5 @@
-"""Pay tables: ratios, side-bet combinations and hand bonuses, as pure functions.
+"""Pay tables of the main bet: ratios and hand bonuses, as pure functions (side bets are
+in `table.sidebets`).
 
 Every function returns the ratio that applies (or None) and a short name of
 the rule, so the settlement can show which rule paid.
@@ -21,60 +22,6 @@ def ratio(text: str) -> Fraction:
 def win_amount(stake: int, odds: Fraction) -> int:
     """The win on `stake` at `odds`, rounded down to a whole unit."""
     return (stake * odds.numerator) // odds.denominator
-
-
-def three_card_wins(box_cards: Sequence[str], dealer_up: str) -> tuple[int, str] | None:
-    """3 Card Wins on the box's first two cards and the dealer's first card."""
-    cards = [box_cards[0], box_cards[1], dealer_up]
-    if all(card == "AS" for card in cards):
-        return 300, "3cw three aces of spades 300:1"
-    if all(card[0] == "J" and card[1] in "HD" for card in cards):
-        return 200, "3cw three red jacks 200:1"
-    if len({card[0] for card in cards}) == 1:
-        return 50, "3cw three of a kind 50:1"
-    if all(card[1] in "SC" for card in cards):
-        return 4, "3cw three black cards 4:1"
-    return None
-
-
-def queens_trio(box_cards: Sequence[str], dealer_up: str) -> tuple[int, str] | None:
-    """Queens Trio on the same three cards; only the highest combination pays."""
-    cards = [box_cards[0], box_cards[1], dealer_up]
-    spades = sum(1 for card in cards if card == "QS")
-    queens = sum(1 for card in cards if card[0] == "Q")
-    if spades == 3:
-        return 300, "queens three queens of spades 300:1"
-    if queens == 3:
-        return 50, "queens three queens 50:1"
-    if spades == 2:
-        return 20, "queens two queens of spades 20:1"
-    if queens == 2:
-        return 10, "queens two queens 10:1"
-    if spades == 1:
-        return 4, "queens one queen of spades 4:1"
-    if queens == 1:
-        return 2, "queens one queen 2:1"
-    return None
-
-
-def pair_bet(box_cards: Sequence[str], pays: int) -> tuple[int, str] | None:
-    if box_cards[0][0] == box_cards[1][0]:
-        return pays, f"pair {pays}:1"
-    return None
-
-
-def sevens_bet(box_cards: Sequence[str]) -> tuple[int, str] | None:
-    """Sevens on the box's first three cards (or as many as it got)."""
-    first = box_cards[:3]
-    if not first or first[0][0] != "7":
-        return None
-    if len(first) >= 2 and first[1][0] == "7":
-        if len(first) == 3 and first[2][0] == "7":
-            if len({card[1] for card in first}) == 1:
-                return 5000, "sevens three suited sevens 5000:1"
-            return 500, "sevens three sevens 500:1"
-        return 50, "sevens first two sevens 50:1"
-    return 5, "sevens first card a seven 5:1"
 
 
 def sevens_prize(cards: Sequence[str]) -> tuple[Fraction, str] | None:

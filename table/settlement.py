@@ -3,78 +3,35 @@
 from __future__ import annotations
 
 from table.hands import hand_value, hard_total, is_natural
-from table.payouts import (
-    pontoon_rank,
-    queens_trio,
-    ratio,
-    sevens_bet,
-    three_card_wins,
-    win_amount,
-)
+from table.ledger import pay
+from table.payouts import pontoon_rank, ratio, win_amount
 from table.profiles import Rules
-from table.round_state import Box, Entry, Hand, Round
+from table.round_state import Box, Hand, Round
+from table.sidebets import SIDE_BETS
 
 
-def book(rnd: Round, player: str, spot: str, box: int, hand: int | None, stake: int,
-         payout: int, rule: str) -> None:
-    rnd.ledger.append(Entry(player, spot, box, hand, stake, payout, rule))
-
-
-def settle_hand_player(rnd: Round, hand: Hand, player: str, payout: int, rule: str) -> None:
-    """Settle one bettor's stake on a hand: `payout` is everything paid back."""
-    index = rnd.hand_index(hand)
-    book(rnd, player, "main", hand.box, index, hand.stakes[player], payout, rule)
-    hand.settled.add(player)
-
-
-def settle_side_bets_at_deal(rules: Rules, rnd: Round, box: Box) -> None:
-    """Three-card side bets and the pair bet, once the box's two cards and the dealer's are out."""
-    dealer_up = rnd.dealer[0]
+def settle_side_bets(rules: Rules, rnd: Round, box: Box, when: str) -> None:
+    """Settle the box's side bets that settle `when` ("deal" or "end")."""
     for (player, spot), stake in box.side.items():
-        result: tuple[int, str] | None
-        if spot == "3cw":
-            result = three_card_wins(box.dealt, dealer_up)
-        elif spot == "queens":
-            result = queens_trio(box.dealt, dealer_up)
-        elif spot == "pair":
-            result = (rules.pair_pays, f"pair {rules.pair_pays}:1") if (
-                box.dealt[0][0] == box.dealt[1][0]) else None
-        else:
+        bet = SIDE_BETS[spot]
+        if bet.settles != when:
             continue
-        if result is None:
-            book(rnd, player, spot, box.number, None, stake, 0, f"{spot} lost")
+        win = bet.judge(rules, box.dealt, rnd.dealer)
+        if win is None:
+            pay(rnd, player, spot, box.number, None, stake, 0, bet.lost())
         else:
-            odds, rule = result
-            book(rnd, player, spot, box.number, None, stake, stake + stake * odds, rule)
-
-
-def _settle_late_side_bets(rules: Rules, rnd: Round, dealer_bust: bool) -> None:
-    for box in rnd.boxes.values():
-        for (player, spot), stake in box.side.items():
-            if spot == "dealer_bust":
-                if dealer_bust:
-                    odds = ratio(rules.dealer_bust_pays)
-                    book(rnd, player, spot, box.number, None, stake,
-                         stake + win_amount(stake, odds), f"dealer bust {rules.dealer_bust_pays}")
-                else:
-                    book(rnd, player, spot, box.number, None, stake, 0, "dealer bust lost")
-            elif spot == "sevens":
-                sevens = sevens_bet(box.dealt)
-                if sevens is None:
-                    book(rnd, player, spot, box.number, None, stake, 0, "sevens lost")
-                else:
-                    book(rnd, player, spot, box.number, None, stake,
-                         stake + stake * sevens[0], sevens[1])
+            pay(rnd, player, spot, box.number, None, stake, stake + win_amount(stake, win[0]),
+                win[1])
 
 
 def _settle_insurance(rnd: Round, dealer_natural: bool) -> None:
     for box in rnd.boxes.values():
         for player, stake in box.insurance.items():
             if dealer_natural:
-                book(rnd, player, "insurance", box.number, None, stake, stake * 3,
+                pay(rnd, player, "insurance", box.number, None, stake, stake * 3,
                      "insurance 2:1 on a dealer blackjack")
             else:
-                book(rnd, player, "insurance", box.number, None, stake, 0,
+                pay(rnd, player, "insurance", box.number, None, stake, 0,
                      "insurance lost: no dealer blackjack")
         box.insurance = {}
 
@@ -97,7 +54,8 @@ def settle_casino(rules: Rules, rnd: Round) -> None:
             _settle_box_against_natural(rules, rnd, box)
         else:
             _settle_box_by_totals(rules, rnd, box, dealer_total, dealer_bust)
-    _settle_late_side_bets(rules, rnd, dealer_bust)
+    for box in rnd.boxes.values():
+        settle_side_bets(rules, rnd, box, "end")
 
 
 def _settle_box_by_totals(rules: Rules, rnd: Round, box: Box, dealer_total: int,
@@ -125,7 +83,7 @@ def _settle_box_by_totals(rules: Rules, rnd: Round, box: Box, dealer_total: int,
                         payout, rule = 0, f"{total} ties, the dealer wins ties"
                 else:
                     payout, rule = 0, f"{total} loses to {dealer_total}"
-            book(rnd, player, "main", box.number, index, stake, payout, rule)
+            pay(rnd, player, "main", box.number, index, stake, payout, rule)
             hand.settled.add(player)
 
 
@@ -145,18 +103,18 @@ def _settle_box_against_natural(rules: Rules, rnd: Round, box: Box) -> None:
             stake = hand.stakes[player]
             if hand.status == "bust":
                 busted += stake
-                book(rnd, player, "main", box.number, index, stake, 0, "bust")
+                pay(rnd, player, "main", box.number, index, stake, 0, "bust")
                 hand.settled.add(player)
             elif hand.status == "natural":
                 if rules.natural_vs_natural == "push":
-                    book(rnd, player, "main", box.number, index, stake, stake,
+                    pay(rnd, player, "main", box.number, index, stake, stake,
                          "blackjack against a dealer blackjack, push")
                 else:
-                    book(rnd, player, "main", box.number, index, stake, 0,
+                    pay(rnd, player, "main", box.number, index, stake, 0,
                          "the dealer's blackjack beats a player's blackjack")
                 hand.settled.add(player)
             elif hand.status == "late_surrender":
-                book(rnd, player, "main", box.number, index, stake, 0,
+                pay(rnd, player, "main", box.number, index, stake, 0,
                      "late surrender lost to a dealer blackjack")
                 hand.settled.add(player)
             else:
@@ -179,7 +137,7 @@ def _settle_box_against_natural(rules: Rules, rnd: Round, box: Box) -> None:
             stake = hand.stakes[player]
             lost = min(stake, loss)
             loss -= lost
-            book(rnd, player, "main", box.number, index, stake, stake - lost, rule)
+            pay(rnd, player, "main", box.number, index, stake, stake - lost, rule)
             hand.settled.add(player)
 
 
@@ -220,5 +178,5 @@ def settle_banker(rules: Rules, rnd: Round) -> None:
                     rule = "beats the banker" + bonus
                 else:
                     payout, rule = 0, "the banker wins ties and higher hands"
-                book(rnd, player, "main", box.number, index, stake, payout, rule)
+                pay(rnd, player, "main", box.number, index, stake, payout, rule)
                 hand.settled.add(player)

@@ -17,6 +17,7 @@ from typing import Any
 
 from foundation.cards import RANKS
 from table.cards import SHOE_KINDS
+from table.sidebets import SIDE_BETS
 
 RATIOS = ("1:2", "1:1", "6:5", "3:2", "2:1", "5:2", "3:1", "5:1")
 
@@ -170,7 +171,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
 }
 _LIST_CHOICES: dict[str, tuple[str, ...]] = {
     "misdeal_resolutions": ("void", "accept"),
-    "side_bets": ("pair", "dealer_bust", "3cw", "queens", "sevens"),
+    "side_bets": tuple(SIDE_BETS),
 }
 _RANGES: dict[str, tuple[int, int]] = {
     "decks": (1, 8),
@@ -240,8 +241,10 @@ def _check_combination(source: str, rules: Rules) -> None:
     if rules.game == "banker":
         if rules.hole_card != "none":
             refuse("hole_card", "the banker game has no hole card check; use 'none'")
-        if rules.side_bets:
-            refuse("side_bets", "the banker game has no side bets; use []")
+    for spot in rules.side_bets:
+        if rules.game not in SIDE_BETS[spot].games:
+            refuse("side_bets", f"the {rules.game} game has no {spot} bet; offered in: "
+                   f"{', '.join(SIDE_BETS[spot].games)}")
     if rules.surrender != "none" and not rules.surrender_against:
         refuse("surrender_against", "surrender is on, so name at least one dealer rank")
     if rules.shoe == "spanish" and "T" in rules.surrender_against:

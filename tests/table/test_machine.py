@@ -208,17 +208,6 @@ def test_results_since_skips_recorded_rounds_and_kept_rounds_are_bounded() -> No
     assert [r["round"] for r in small.results()] == [4, 5]
 
 
-def test_the_phase_machine_is_configured_for_speed_and_safety() -> None:
-    import logging
-
-    tbl = table("casinos-austria")
-    assert tbl.machine.has_queue
-    assert not hasattr(tbl, "to_playing")
-    assert set(tbl.machine.states) == {"betting", "dealing", "insurance", "playing", "dealer",
-                                       "settled", "halted", "void"}
-    assert logging.getLogger("transitions").getEffectiveLevel() >= logging.WARNING
-
-
 def test_due_and_view_survive_a_trip_through_json() -> None:
     import json
 

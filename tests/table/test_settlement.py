@@ -4,15 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from table.payouts import (
-    pontoon_21_bonus,
-    queens_trio,
-    ratio,
-    sevens_bet,
-    sevens_prize,
-    three_card_wins,
-    win_amount,
-)
+from table.payouts import pontoon_21_bonus, ratio, sevens_prize, win_amount
+from table.sidebets import queens, sevens, three_card_wins
 from tests.table.helpers import DEAL, bet, cards, do, last, play
 
 
@@ -100,7 +93,7 @@ def test_british_banker_bust_pays_a_trick_double() -> None:
 )
 def test_three_card_wins_pays_the_highest_combination(box_cards: list[str], up: str,
                                                       odds: int | None) -> None:
-    result = three_card_wins(box_cards, up)
+    result = three_card_wins.pays([*box_cards, up])
     assert (result[0] if result else None) == odds
 
 
@@ -112,7 +105,7 @@ def test_three_card_wins_pays_the_highest_combination(box_cards: list[str], up: 
 )
 def test_queens_trio_pays_the_highest_combination(box_cards: list[str], up: str,
                                                   odds: int | None) -> None:
-    result = queens_trio(box_cards, up)
+    result = queens.pays([*box_cards, up])
     assert (result[0] if result else None) == odds
 
 
@@ -122,7 +115,7 @@ def test_queens_trio_pays_the_highest_combination(box_cards: list[str], up: str,
      (["7S", "7S", "7S"], 5000), (["4S", "7D", "7H"], None)],
 )
 def test_sevens_side_bet(box_cards: list[str], odds: int | None) -> None:
-    result = sevens_bet(box_cards)
+    result = sevens.pays(box_cards)
     assert (result[0] if result else None) == odds
 
 

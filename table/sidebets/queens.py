@@ -1,0 +1,64 @@
+"""Queens Trio on the box's first two cards and the dealer's first card."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from table.sidebets.base import OddsInputs, Settles, Win
+from table.sidebets.odds import EXACT, ordered_return
+
+if TYPE_CHECKING:
+    from table.profiles import Rules
+
+
+class QueensTrio:
+    spot = "queens"
+    title = "queens trio"
+    games = ("casino",)
+    settles: Settles = "deal"
+    depends_on_play = False
+    needs_dealer_hand = False
+
+    def stake_problem(self, rules: Rules, total: int) -> str | None:
+        return None
+
+    def judge(self, rules: Rules, box_cards: Sequence[str],
+              dealer_cards: Sequence[str]) -> Win | None:
+        return pays([box_cards[0], box_cards[1], dealer_cards[0]])
+
+    def lost(self) -> str:
+        return "queens lost"
+
+    def exact_return(self, inputs: OddsInputs) -> tuple[Fraction | float, str, str]:
+        return exact(inputs.cards, inputs.copies), EXACT, ""
+
+
+def pays(cards: Sequence[str]) -> Win | None:
+    """Only the highest combination pays."""
+    spades = sum(1 for card in cards if card == "QS")
+    queens = sum(1 for card in cards if card[0] == "Q")
+    if spades == 3:
+        return Fraction(300), "queens three queens of spades 300:1"
+    if queens == 3:
+        return Fraction(50), "queens three queens 50:1"
+    if spades == 2:
+        return Fraction(20), "queens two queens of spades 20:1"
+    if queens == 2:
+        return Fraction(10), "queens two queens 10:1"
+    if spades == 1:
+        return Fraction(4), "queens one queen of spades 4:1"
+    if queens == 1:
+        return Fraction(2), "queens one queen 2:1"
+    return None
+
+
+def exact(cards: Sequence[str], copies: int) -> Fraction:
+    def pay(three: Sequence[str]) -> Fraction | None:
+        win = pays(three)
+        return None if win is None else win[0]
+    return ordered_return(cards, copies, 3, pay)
+
+
+BET = QueensTrio()

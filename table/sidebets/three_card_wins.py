@@ -1,0 +1,60 @@
+"""3 Card Wins on the box's first two cards and the dealer's first card."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from table.sidebets.base import OddsInputs, Settles, Win
+from table.sidebets.odds import EXACT, ordered_return
+
+if TYPE_CHECKING:
+    from table.profiles import Rules
+
+
+class ThreeCardWins:
+    spot = "3cw"
+    title = "3 card wins"
+    games = ("casino",)
+    settles: Settles = "deal"
+    depends_on_play = False
+    needs_dealer_hand = False
+
+    def stake_problem(self, rules: Rules, total: int) -> str | None:
+        return None
+
+    def judge(self, rules: Rules, box_cards: Sequence[str],
+              dealer_cards: Sequence[str]) -> Win | None:
+        return pays([box_cards[0], box_cards[1], dealer_cards[0]])
+
+    def lost(self) -> str:
+        return "3cw lost"
+
+    def exact_return(self, inputs: OddsInputs) -> tuple[Fraction | float, str, str]:
+        return exact(inputs.cards, inputs.copies), EXACT, ""
+
+
+def pays(cards: Sequence[str]) -> Win | None:
+    """The box's two cards and the dealer's first card (highest combination only)."""
+    if all(card == "AS" for card in cards):
+        return Fraction(300), "3cw three aces of spades 300:1"
+    if all(card[0] == "J" and card[1] in "HD" for card in cards):
+        return Fraction(200), "3cw three red jacks 200:1"
+    if len({card[0] for card in cards}) == 1:
+        return Fraction(50), "3cw three of a kind 50:1"
+    if all(card[1] in "SC" for card in cards):
+        return Fraction(4), "3cw three black cards 4:1"
+    return None
+
+
+def exact(cards: Sequence[str], copies: int) -> Fraction:
+    """Expected net return per unit: the three cards are a random draw whichever order
+    they come in, so the box's two are the first two and the dealer's the third."""
+    def pay(three: Sequence[str]) -> Fraction | None:
+        win = pays(three)
+        return None if win is None else win[0]
+    return ordered_return(cards, copies, 3, pay)
+
+
+BET = ThreeCardWins()
