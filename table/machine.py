@@ -8,7 +8,7 @@ out what is due, a frozen view and the results.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from table.cards import ShoeInventory
@@ -65,18 +65,23 @@ class Table:
         # `due()` and `view()` as of event number `_events` (only `apply` changes the table).
         self._due_seen: tuple[int, Due] | None = None
         self._view_seen: tuple[int, TableView] | None = None
-        fire = self.phases.fire
-        self._handlers: dict[type, Callable[[Any], None]] = {
-            Card: lambda event: fire("card", event),
-            Bet: lambda event: fire("bet", event),
-            Deal: lambda event: fire("deal", event),
-            Do: lambda event: fire("dealer_decides" if event.box == "dealer" else "decide",
-                                   event),
-            Resolve: lambda event: fire("resolve", event),
-            ShoeStatus: lambda event: fire(
-                "load_shoe" if event.status == "loaded" else "cut_card", event),
-            Flag: lambda event: fire("cut_card" if event.code == CUT_CARD else "flag", event),
+        self._fire = self.phases.fire
+        # The trigger of each kind of event (a dealer's decision, a new shoe and the cut
+        # card share an event type with another trigger).
+        self._triggers: dict[type, str] = {
+            Card: "card", Bet: "bet", Deal: "deal", Do: "decide", Resolve: "resolve",
+            ShoeStatus: "load_shoe", Flag: "flag",
         }
+
+    @staticmethod
+    def _trigger_of(event: Event, trigger: str) -> str:
+        if isinstance(event, Do) and event.box == "dealer":
+            return "dealer_decides"
+        if isinstance(event, ShoeStatus) and event.status != "loaded":
+            return "cut_card"
+        if isinstance(event, Flag) and event.code == CUT_CARD:
+            return "cut_card"
+        return trigger
 
     # -- what the table is --------------------------------------------------------------
 
@@ -123,8 +128,8 @@ class Table:
         events_before, offer_before, hand_before = (
             self._events, flow.rescue_offer, flow.rescue_hand)
         self._events += 1
-        handler = self._handlers.get(type(event))
-        if handler is None:
+        trigger = self._triggers.get(type(event))
+        if trigger is None:
             try:
                 event = parse_event(event, position or self._events)  # type: ignore[arg-type]
             except ScenarioError as error:
@@ -132,23 +137,25 @@ class Table:
                     self._events = events_before
                     return Outcome(False, str(error))
                 return self._refuse(None, position, str(error), event)
-            handler = self._handlers[type(event)]
-        assert not isinstance(event, Mapping)
+            trigger = self._triggers[type(event)]
+        parsed: Event = event  # type: ignore[assignment]
+        if trigger in ("decide", "load_shoe", "flag"):
+            trigger = self._trigger_of(parsed, trigger)
         flow.rescue_offer = flow.rescue_hand
         flow.rescue_hand = None
         rnd = flow.round
         flags_before = len(rnd.flags) if rnd else 0
         try:
-            handler(event)
+            self._fire(trigger, parsed)
         except Refused as refusal:
             if not keep_refused:
                 self._events = events_before
                 flow.rescue_offer, flow.rescue_hand = offer_before, hand_before
                 return Outcome(False, str(refusal))
-            return self._refuse(event, position, str(refusal))
+            return self._refuse(parsed, position, str(refusal))
         except Exception as exc:  # a fault in the table itself: halt the round, keep the table
             flow.fault()
-            return self._refuse(event, position, f"internal error, the round is halted: {exc!r}")
+            return self._refuse(parsed, position, f"internal error, the round is halted: {exc!r}")
         now = flow.round
         if now is None or (now is rnd and len(now.flags) == flags_before):
             return _ACCEPTED

@@ -31,8 +31,8 @@ PHASES = ["betting", "dealing", "insurance", "playing", "dealer", "settled", "ha
 IN_ROUND = ["dealing", "insurance", "playing", "dealer"]
 
 Callback = Callable[..., Any]
-# Why `trigger` is refused in `phase`, given the trigger's arguments.
-Refusal = Callable[[str, str, Sequence[Any]], str]
+# Why `trigger` is refused in `phase`, given the event that pulled it.
+Refusal = Callable[[str, str, Any], str]
 _Step = tuple[tuple[tuple[Callback, bool], ...], tuple[Callback, ...], tuple[Callback, ...],
               str | None]
 
@@ -79,21 +79,24 @@ class PhaseMachine:
         """Whether `trigger` has a transition from `phase` (conditions aside)."""
         return (phase or self.state, trigger) in self._steps
 
-    def fire(self, trigger: str, *args: Any) -> None:
-        """Run `trigger` from the current phase, or raise `Refused` with the reason."""
+    def fire(self, trigger: str, event: Any = None) -> None:
+        """Run `trigger` (with the event that pulled it, handed to every condition and
+        callback) from the current phase, or raise `Refused` with the reason."""
         phase = self.state
         steps = self._steps.get((phase, trigger))
         if steps is not None:
             for conditions, before, after, dest in steps:
-                if all(bool(check(*args)) is wanted for check, wanted in conditions):
-                    for callback in before:
-                        callback(*args)
-                    if dest is not None:
-                        self.state = dest
-                    for callback in after:
-                        callback(*args)
-                    return
-        raise Refused(self.refusal(trigger, phase, args))
+                if conditions and not all(bool(check(event)) is wanted
+                                          for check, wanted in conditions):
+                    continue
+                for callback in before:
+                    callback(event)
+                if dest is not None:
+                    self.state = dest
+                for callback in after:
+                    callback(event)
+                return
+        raise Refused(self.refusal(trigger, phase, event))
 
     def force(self, phase: str) -> None:
         """Put the machine in `phase` whatever it was (a fault in the table halts it)."""

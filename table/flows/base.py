@@ -7,7 +7,6 @@ differently. The phase machine (`table.phases`) decides which event is legal whe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from table.cards import IMPOSSIBLE_CARD, TEN_VALUE_RANKS
@@ -88,7 +87,7 @@ class RoundFlow(Betting, Playing):
             *self.game_transitions(),
         ]
 
-    def refusal(self, trigger: str, phase: str, args: Sequence[Any]) -> str:
+    def refusal(self, trigger: str, phase: str, event: Any) -> str:
         """Why an event is not taken in this phase."""
         if phase == "halted" and trigger in ("bet", "card", "decide", "dealer_decides"):
             return HALTED
@@ -101,15 +100,15 @@ class RoundFlow(Betting, Playing):
         if trigger == "decide":
             if phase in ("settled", "void"):
                 return "the round is over: no decision is open"
-            return f"box {args[0].box} has no hand in play"
+            return f"box {event.box} has no hand in play"
         if trigger == "dealer_decides":
-            if args[0].action != "stand":
-                return f"the dealer's only decision is stand, not {args[0].action}"
+            if event.action != "stand":
+                return f"the dealer's only decision is stand, not {event.action}"
             return f"the dealer is not playing now ({phase})"
         if trigger == "resolve":
             return "no misdeal is open: nothing to resolve"
         if trigger == "flag":
-            return f"{args[0].code} outside a round: nothing to halt"
+            return f"{event.code} outside a round: nothing to halt"
         return f"{trigger} is not taken while {phase}"
 
     def round_open(self, event: object) -> bool:

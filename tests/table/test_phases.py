@@ -46,7 +46,7 @@ def test_conditions_before_and_after_run_in_order_and_a_refusal_changes_nothing(
         [{"trigger": "go", "source": "betting", "dest": "dealing",
           "conditions": [lambda n: n > 0], "before": [lambda n: calls.append(f"before {n}")],
           "after": [lambda n: calls.append(f"after {n}")]}],
-        lambda trigger, phase, args: f"no {trigger} while {phase}")
+        lambda trigger, phase, event: f"no {trigger} while {phase}")
     with pytest.raises(Refused, match="no go while betting"):
         machine.fire("go", 0)
     assert machine.state == "betting" and calls == []
