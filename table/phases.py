@@ -50,6 +50,10 @@ class PhaseMachine:
         for spec in transitions:
             self.machine.add_transition(**spec)
         self._steps = self._compile()
+        # The same by phase, then trigger: no key to build per event.
+        self._by_phase: dict[str, dict[str, tuple[_Step, ...]]] = {p: {} for p in PHASES}
+        for (phase, trigger), steps in self._steps.items():
+            self._by_phase[phase][trigger] = steps
 
     def _compile(self) -> dict[tuple[str, str], tuple[_Step, ...]]:
         steps: dict[tuple[str, str], tuple[_Step, ...]] = {}
@@ -83,7 +87,7 @@ class PhaseMachine:
         """Run `trigger` (with the event that pulled it, handed to every condition and
         callback) from the current phase, or raise `Refused` with the reason."""
         phase = self.state
-        steps = self._steps.get((phase, trigger))
+        steps = self._by_phase[phase].get(trigger)
         if steps is not None:
             for conditions, before, after, dest in steps:
                 if conditions and not all(bool(check(event)) is wanted
