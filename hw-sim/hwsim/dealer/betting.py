@@ -7,6 +7,7 @@ from typing import Any
 
 from table.cards import TEN_VALUE_RANKS
 from table.profiles import Rules
+from table.views import BoxView
 
 UNIT = 10
 MAX_MAIN = 500
@@ -58,3 +59,9 @@ def raise_after_first_card(card: str, stake: int, rng: random.Random) -> int:
     if good or rng.random() < RAISE_CHANCE:
         return min(stake, MAX_MAIN - stake) if stake < MAX_MAIN else 0
     return 0
+
+
+def main_bet(box: BoxView) -> int:
+    """The box owner's main stake as the table shows it."""
+    return sum(amount for player, spot, amount in box.bets
+               if spot == "main" and player == box.owner)

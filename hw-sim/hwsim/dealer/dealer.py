@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from hwsim.dealer import betting, strategy
+from hwsim.dealer.games import GAMES
 from hwsim.dealer.protocols import CardShoe, DealerError, Sent, TableLink, TableUnavailable
 from hwsim.dealer.shoes import derived_seed, needs_new_shoe, seeded_shoe
 from table.profiles import Rules
@@ -103,6 +104,7 @@ class VirtualDealer:
         self.retry_wait_s = retry_wait_s
         self.patience_s = patience_s
         self.stats = DealerStats()
+        self.game = GAMES[rules.game]()
         self._counter = 0
 
     # -- the public API -------------------------------------------------------------
@@ -143,7 +145,7 @@ class VirtualDealer:
 
     def _player_boxes(self, view: TableView) -> list[int]:
         """Boxes 1..boxes, without the banker's own box in British pontoon."""
-        banker = view.banker if self.rules.game == "banker" else None
+        banker = self.game.banker_seat(view)
         free = [n for n in range(1, self.rules.max_boxes + 1) if f"box{n}" != banker]
         chosen = [n for n in free if n <= self.boxes]
         return chosen or free[:1]
@@ -188,7 +190,7 @@ class VirtualDealer:
             elif due.phase == "playing":
                 self._playing(rnd, due)
             elif due.phase == "dealer":
-                self._dealer_step(rnd, due)
+                self.game.dealer_step(self, rnd, due)
             else:
                 raise DealerError(f"round {rnd.number}: unknown phase {due.phase!r}")
         raise DealerError(f"round {rnd.number}: not finished after {MAX_STEPS_PER_ROUND} "
@@ -198,38 +200,22 @@ class VirtualDealer:
         """A round open without a deal: bets placed before the dealer came (deal them),
         or a stray card opened it and the pit accepted it (bet, then deal)."""
         view = self._ask(self.link.view)
-        if rnd.bets_placed or any(_main_bet(box) for box in view.boxes):
+        if rnd.bets_placed or any(betting.main_bet(box) for box in view.boxes):
             self._send(rnd, {"deal": {}})
         else:
             self._place_bets(rnd)
 
     def _dealing(self, rnd: _Round, due: Due) -> None:
-        if self.rules.game == "banker" and not rnd.raised:
-            self._maybe_raise(rnd, due)
+        self.game.before_dealing_card(self, rnd, due)
         if not due.card_expected:
             raise DealerError(f"round {rnd.number}: dealing, but the table expects no card")
         self._draw(rnd)
 
-    def _maybe_raise(self, rnd: _Round, due: Due) -> None:
-        """British pontoon: once every box and the banker hold one card, players may raise."""
-        if not isinstance(due.card_for, int):
-            return
-        view = self._ask(self.link.view)
-        boxes = [b for b in view.boxes if b.hands]
-        if len(view.dealer) != 1 or any(
-                len(b.hands[0].cards) != 1 for b in boxes):
-            return
-        rnd.raised = True
-        for box in boxes:
-            stake = _main_bet(box)
-            extra = betting.raise_after_first_card(box.hands[0].cards[0], stake, rnd.rng)
-            if extra:
-                self._send(rnd, {"bet": {"box": box.number, "amount": extra}})
-
     def _insurance(self, rnd: _Round) -> None:
         """Every box owner declines insurance and even money."""
         view = self._ask(self.link.view)
-        waiting = [b.number for b in view.boxes if _main_bet(b) and b.number not in rnd.answered]
+        waiting = [b.number for b in view.boxes
+                   if betting.main_bet(b) and b.number not in rnd.answered]
         if not waiting:
             raise DealerError(f"round {rnd.number}: every box answered, the insurance "
                               "window stays open")
@@ -239,8 +225,7 @@ class VirtualDealer:
 
     def _playing(self, rnd: _Round, due: Due) -> None:
         assert due.box is not None and due.hand is not None
-        banker_game = self.rules.game == "banker"
-        if due.card_expected and (banker_game or "hit" not in due.actions):
+        if due.card_expected and self.game.card_is_owed(due):
             self._deal_owed_card(rnd, due)  # after a split, a double, a buy or twist, a timeout
             return
         view = self._ask(self.link.view)
@@ -251,10 +236,7 @@ class VirtualDealer:
         if "timeout" in legal and rnd.rng.random() < TIMEOUT_CHANCE:
             self._decide(rnd, key, {"do": {"box": due.box, "action": "timeout"}})
             return
-        if banker_game:
-            action = strategy.pontoon_choice(hand.cards, legal, self.rules.stick_minimum)
-        else:
-            action = strategy.basic_strategy(hand.cards, view.dealer[0], legal)
+        action = self.game.choose(self, hand, view, legal)
         if action not in legal:
             action = "stand" if "stand" in legal else legal[0] if legal else ""
         if not action:
@@ -265,7 +247,7 @@ class VirtualDealer:
             return
         body: dict[str, Any] = {"box": due.box, "action": action}
         if action == "buy":
-            stake = _main_bet(box)
+            stake = betting.main_bet(box)
             if len(hand.cards) == 2 and _hand_stake(hand) == stake and rnd.rng.random() < 0.3:
                 body["amount"] = 2 * stake
         if action == "double":
@@ -295,31 +277,9 @@ class VirtualDealer:
         if not sent.accepted:
             rnd.refused.add(key + (event["do"]["action"],))
 
-    def _dealer_step(self, rnd: _Round, due: Due) -> None:
-        view = self._ask(self.link.view)
-        stand: dict[str, Any] = {"do": {"box": "dealer", "action": "stand"}}
-        if self.rules.game == "banker":
-            if strategy.banker_draws(view.dealer) and self.shoe.cards_left():
-                self._draw(rnd)
-            else:
-                self._send(rnd, stand)
-            return
-        step = len(view.dealer)
-        if due.dealer == "draw":
-            if self._slips(rnd, step):
-                log.info("round %d: the dealer stands where the rule says draw", rnd.number)
-                self._send(rnd, stand)  # the table flags DEALER_STOOD_ON_DRAW
-            else:
-                self._draw(rnd)
-        elif self._slips(rnd, step) and self.shoe.cards_left():
-            log.info("round %d: the dealer draws where the rule says stand", rnd.number)
-            self._draw(rnd)  # the table flags DEALER_DREW_ON_STAND
-        else:
-            self._send(rnd, stand)
-
     def _slip_after_settling(self, rnd: _Round) -> bool:
         """The dealer's hand is complete; a careless dealer pulls one more card."""
-        if self.rules.game == "banker" or not self.shoe.cards_left():
+        if not self.game.slips_after_settling or not self.shoe.cards_left():
             return False
         if not self._slips(rnd, "settled"):
             return False
@@ -415,11 +375,6 @@ def _box(view: TableView, number: int) -> BoxView:
         if box.number == number:
             return box
     raise DealerError(f"box {number} is not on the table")
-
-
-def _main_bet(box: BoxView) -> int:
-    return sum(amount for player, spot, amount in box.bets
-               if spot == "main" and player == box.owner)
 
 
 def _hand_stake(hand: HandView) -> int:
