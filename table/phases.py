@@ -50,10 +50,16 @@ class PhaseMachine:
         for spec in transitions:
             self.machine.add_transition(**spec)
         self._steps = self._compile()
-        # The same by phase, then trigger: no key to build per event.
+        # The same by phase, then trigger: no key to build per event. A transition that
+        # stays in its phase and only runs one callback (most events) is kept apart.
         self._by_phase: dict[str, dict[str, tuple[_Step, ...]]] = {p: {} for p in PHASES}
+        self._direct: dict[str, dict[str, Callback]] = {p: {} for p in PHASES}
         for (phase, trigger), steps in self._steps.items():
             self._by_phase[phase][trigger] = steps
+            if len(steps) == 1:
+                conditions, before, after, dest = steps[0]
+                if not conditions and len(before) == 1 and not after and dest is None:
+                    self._direct[phase][trigger] = before[0]
 
     def _compile(self) -> dict[tuple[str, str], tuple[_Step, ...]]:
         steps: dict[tuple[str, str], tuple[_Step, ...]] = {}
@@ -87,6 +93,10 @@ class PhaseMachine:
         """Run `trigger` (with the event that pulled it, handed to every condition and
         callback) from the current phase, or raise `Refused` with the reason."""
         phase = self.state
+        direct = self._direct[phase].get(trigger)
+        if direct is not None:
+            direct(event)
+            return
         steps = self._by_phase[phase].get(trigger)
         if steps is not None:
             for conditions, before, after, dest in steps:

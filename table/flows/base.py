@@ -146,9 +146,11 @@ class RoundFlow(Betting, Playing):
             self.misdeal(event, self.card_after_settling, "settled")
 
     def card_in_dealing(self, event: Card) -> None:
-        if not self.possible(event):
+        if not self.inventory.can_hold(event.card):
+            self.misdeal(event, IMPOSSIBLE_CARD, "dealing", counted=False)
             return
-        rnd = self.require_round()
+        rnd = self.round
+        assert rnd is not None
         target = rnd.deal_queue[rnd.deal_pos]
         if event.box is not None and event.box != target:
             self.misdeal(event, self.wrong_place_code(event.box, CARD_OUT_OF_ORDER), "dealing")
@@ -202,7 +204,7 @@ class RoundFlow(Betting, Playing):
             box = rnd.boxes[target]
             box.hands[0].cards.append(card)
             box.dealt.append(card)
-            if len(box.dealt) == 2 and rnd.dealer:
+            if box.side and len(box.dealt) == 2 and rnd.dealer:
                 settle_side_bets(self.rules, rnd, box, "deal")
         rnd.deal_pos += 1
         if rnd.deal_pos == len(rnd.deal_queue):
