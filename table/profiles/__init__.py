@@ -193,6 +193,14 @@ _RANGES: dict[str, tuple[int, int]] = {
     "super_bonus_large_from": (1, 10**9),
     "envy_bonus": (0, 10**9),
 }
+# Keys a game fixes: the value it needs and the reason a profile is told.
+_GAME_FIXES: dict[str, dict[str, tuple[Any, str]]] = {
+    "casino": {"royal_pontoon": (False, "the royal pontoon belongs to the banker game")},
+    "banker": {
+        "hole_card": ("none", "the banker game has no hole card check; use 'none'"),
+        "decision_timeout": ("none", "the banker game has no decision timer; use 'none'"),
+    },
+}
 _FIELDS = {field.name: field for field in dataclasses.fields(Rules)}
 
 
@@ -238,9 +246,9 @@ def _check_combination(source: str, rules: Rules) -> None:
 
     if rules.split_aces_one_card is False and rules.resplit_aces:
         refuse("resplit_aces", "resplitting aces belongs with split_aces_one_card = true")
-    if rules.game == "banker":
-        if rules.hole_card != "none":
-            refuse("hole_card", "the banker game has no hole card check; use 'none'")
+    for key, (needed, message) in _GAME_FIXES[rules.game].items():
+        if getattr(rules, key) != needed:
+            refuse(key, message)
     for spot in rules.side_bets:
         if rules.game not in SIDE_BETS[spot].games:
             refuse("side_bets", f"the {rules.game} game has no {spot} bet; offered in: "
@@ -251,10 +259,6 @@ def _check_combination(source: str, rules: Rules) -> None:
         refuse("surrender_against", "a Spanish shoe holds no 10s; leave 'T' out")
     if rules.bonus_blackjack_pays != "none" and rules.blackjack_pays == "3:2":
         refuse("bonus_blackjack_pays", "the Bonus Black Jack belongs to 6:5 tables only")
-    if rules.royal_pontoon and rules.game != "banker":
-        refuse("royal_pontoon", "the royal pontoon belongs to the banker game")
-    if rules.decision_timeout != "none" and rules.game == "banker":
-        refuse("decision_timeout", "the banker game has no decision timer; use 'none'")
     if "void" not in rules.misdeal_resolutions:
         refuse("misdeal_resolutions", "'void' must always be allowed")
     if rules.sevens_min > rules.sevens_max:
