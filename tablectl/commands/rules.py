@@ -88,6 +88,9 @@ def _collector_paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
+            # What the command read and played is freed by reference counting; left
+            # to the collector, its first full pass would walk all of it once more.
+            gc.freeze()
             gc.enable()
 
 
