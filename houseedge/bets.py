@@ -70,8 +70,6 @@ def banker_figures(rules: Rules) -> list[BetFigure]:
 
 def bet_figures(rules: Rules, main: Analysis | None = None) -> list[BetFigure]:
     """The exact and combinatorial figures of every bet of a casino profile."""
-    if rules.game == "banker":
-        return banker_figures(rules)
     main = main or analyse(rules)
     shoe = shoe_of(rules)
     out = [_edge("main", main.ev, CA, STRATEGY,

@@ -285,8 +285,6 @@ def analyse(rules: Rules, decks: int | None = None, removal: bool = True) -> Ana
     `removal=False` leaves the player's drawn cards in the shoe for the final
     expectation (faster; the strategy is the same either way).
     """
-    if rules.game == "banker":
-        raise ValueError("the banker game has no house edge of its own: the banker is a player")
     return _Analyser(rules, decks, removal).run()
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from houseedge.bets import BetFigure, bet_figures
+from houseedge.bets import BetFigure, banker_figures, bet_figures
 from houseedge.mainbet import analyse
 from houseedge.sim import Unsupported, check_supported
 from houseedge.simulate import banker_game_figures, simulate, simulated_figures
@@ -94,25 +94,13 @@ def write_report(rules: Rules, folder: Path, hands: int = 2_000_000,
         if key not in ("name", "description"):
             lines.append(f"| `{key}` | `{value}` |")
     lines.append("")
-    if rules.game == "banker":
-        from houseedge.pontoon import analyse_banker_game, format_banker_chart
+    lines += BODIES[rules.game](rules, folder, hands, decks)
+    md.write_text("\n".join(lines), encoding="utf-8")
+    return md
 
-        lines += ["## No house edge", "",
-                  "In this banker game one of the players banks and plays at will (a `stand` is "
-                  "the banker's decision, not a rule), and the bank passes to a player with a "
-                  "pontoon. The house takes no side, so there is no house edge. What is "
-                  "computed is a punter's return against a banker who plays a fixed rule.", "",
-                  "## The punter against the banker", "",
-                  "| bet | banker's edge | punter's return | method | note |",
-                  "| --- | --- | --- | --- | --- |"]
-        lines += [_bet_row(f) for f in bet_figures(rules) + banker_game_figures(rules, hands, 1)]
-        lines += ["", "## Strategy", "", "```",
-                  format_banker_chart(analyse_banker_game(rules)), "```", "",
-                  "The simulation plays one round off the top of a fresh pack each time "
-                  "(the table's inventory is the round's pack); it is cross-checked against "
-                  "the table engine like the casino games.", ""]
-        md.write_text("\n".join(lines), encoding="utf-8")
-        return md
+
+def _casino_body(rules: Rules, folder: Path, hands: int, decks: tuple[int, ...]) -> list[str]:
+    lines: list[str] = []
     analysis = analyse(rules)
     figures = bet_figures(rules, analysis)
     try:
@@ -137,5 +125,28 @@ def write_report(rules: Rules, folder: Path, hands: int = 2_000_000,
         lines += ["", "| penetration | house edge (simulation) | s.e. |", "| --- | --- | --- |"]
         lines += [f"| {int(100 * p)}% | {_pct(e)} | {_pct(s)} |" for p, e, s in by_pen]
     lines.append("")
-    md.write_text("\n".join(lines), encoding="utf-8")
-    return md
+    return lines
+
+
+def _banker_body(rules: Rules, folder: Path, hands: int, decks: tuple[int, ...]) -> list[str]:
+    from houseedge.pontoon import analyse_banker_game, format_banker_chart
+
+    lines = ["## No house edge", "",
+              "In this banker game one of the players banks and plays at will (a `stand` is "
+              "the banker's decision, not a rule), and the bank passes to a player with a "
+              "pontoon. The house takes no side, so there is no house edge. What is "
+              "computed is a punter's return against a banker who plays a fixed rule.", "",
+              "## The punter against the banker", "",
+              "| bet | banker's edge | punter's return | method | note |",
+              "| --- | --- | --- | --- | --- |"]
+    lines += [_bet_row(f) for f in banker_figures(rules) + banker_game_figures(rules, hands, 1)]
+    lines += ["", "## Strategy", "", "```",
+              format_banker_chart(analyse_banker_game(rules)), "```", "",
+              "The simulation plays one round off the top of a fresh pack each time "
+              "(the table's inventory is the round's pack); it is cross-checked against "
+              "the table engine like the casino games.", ""]
+    return lines
+
+
+# The report's body after the rules, chosen once from the profile's game.
+BODIES = {"casino": _casino_body, "banker": _banker_body}

@@ -34,13 +34,17 @@ SUIT = np.array([SUITS.index(c[1]) for c in ALL_CARDS])
 AS, JS = ALL_CARDS.index("AS"), ALL_CARDS.index("JS")
 
 
+# The games the fast simulator plays; the banker game has a simulator of its own.
+SIMULATED_GAMES = frozenset({"casino"})
+
+
 class Unsupported(ValueError):
     """A rule the fast simulator does not play (the analysis still covers it)."""
 
 
 def check_supported(rules: Rules) -> None:
     refuse = {
-        "game": rules.game != "casino",
+        "game": rules.game not in SIMULATED_GAMES,
         "doubles_per_hand": rules.doubles_per_hand != 1,
         # The bonus suits of a third or fourth split hand would need the table's hand order.
         "pontoon_bonuses": rules.pontoon_bonuses and rules.max_split_hands > 2,

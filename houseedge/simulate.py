@@ -80,10 +80,9 @@ def banker_game_figures(rules: Rules, hands: int, seed: int) -> list[BetFigure]:
                       out.rounds, None, f"a fresh pack every round, stake {STAKE}")]
 
 
-def simulated_figures(rules: Rules, analysis: Analysis | None, hands: int,
+def simulated_figures(rules: Rules, analysis: Analysis, hands: int,
                       seed: int) -> list[BetFigure]:
-    if rules.game == "banker" or analysis is None:
-        return banker_game_figures(rules, hands, seed)
+    """A casino profile's main game and play-dependent bets, simulated."""
     out = simulate(rules, analysis, hands, seed)
     names = {"main": "main", "dealer_bust": "dealer bust", "pair": "pair"}
     figures = []

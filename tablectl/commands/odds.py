@@ -7,10 +7,9 @@ import json
 import sys
 from typing import Any
 
-from houseedge.bets import BetFigure, bet_figures
-from houseedge.mainbet import analyse
+from houseedge.bets import BetFigure
+from houseedge.games import math_for
 from houseedge.options import profile_with_options
-from houseedge.strategy import chart_json, format_chart
 from table.profiles import ProfileError, Rules, list_profiles
 
 
@@ -79,16 +78,7 @@ def _rtp(args: argparse.Namespace) -> int:
     if args.simulate < 0:
         print("error: --simulate takes a number of hands, 0 or more", file=sys.stderr)
         return 2
-    if rules.game == "banker":
-        main = None
-        figures = bet_figures(rules)
-    else:
-        main = analyse(rules)
-        figures = bet_figures(rules, main)
-    if args.simulate:
-        from houseedge.simulate import simulated_figures
-
-        figures += simulated_figures(rules, main, args.simulate, args.seed)
+    figures = math_for(rules).figures(rules, args.simulate, args.seed)
     if args.json:
         doc = {"profile": rules.name, "decks": rules.decks,
                "bets": [figure.to_json() for figure in figures]}
@@ -116,16 +106,5 @@ def _strategy(args: argparse.Namespace) -> int:
     rules = _rules(args)
     if rules is None:
         return 2
-    if rules.game == "banker":
-        from houseedge.pontoon import analyse_banker_game, banker_chart_json, format_banker_chart
-
-        game = analyse_banker_game(rules)
-        print(json.dumps(banker_chart_json(game), indent=2) if args.json
-              else format_banker_chart(game))
-        return 0
-    analysis = analyse(rules, removal=False)
-    if args.json:
-        print(json.dumps(chart_json(analysis), indent=2))
-    else:
-        print(format_chart(analysis))
+    print(math_for(rules).strategy(rules, args.json))
     return 0

@@ -56,3 +56,12 @@ def test_strategy_chart_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["strategy", "live-studio"]) == 0
     text = capsys.readouterr().out
     assert "pairs" in text and "A-A" in text and "surrender" in text
+
+
+def test_each_game_a_profile_may_name_has_its_math() -> None:
+    from houseedge.games import GAMES, BankerMath, CasinoMath, math_for
+    from table.profiles import _CHOICES, load_profile
+
+    assert set(GAMES) == set(_CHOICES["game"])
+    assert isinstance(math_for(load_profile("st-moritz")), CasinoMath)
+    assert isinstance(math_for(load_profile("pontoon-british")), BankerMath)
