@@ -76,3 +76,21 @@ class SideBet(Protocol):
 
     def exact_return(self, inputs: OddsInputs) -> tuple[Fraction | float, str, str]:
         """Expected net return per unit staked, the method, and a note (may be empty)."""
+
+
+class DealtBet:
+    """What most side bets share: offered by the casino game, any stake, settled at the
+    deal on the first cards; a module sets its names and says what pays."""
+
+    spot: str
+    title: str
+    games: tuple[str, ...] = ("casino",)
+    settles: Settles = "deal"
+    depends_on_play = False
+    needs_dealer_hand = False
+
+    def stake_problem(self, rules: Rules, total: int) -> str | None:
+        return None
+
+    def lost(self) -> str:
+        return f"{self.spot} lost"

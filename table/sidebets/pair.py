@@ -6,30 +6,20 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from table.sidebets.base import OddsInputs, Settles, Win
+from table.sidebets.base import DealtBet, OddsInputs, Win
 from table.sidebets.odds import EXACT, ordered_return
 
 if TYPE_CHECKING:
     from table.profiles import Rules
 
 
-class Pair:
+class Pair(DealtBet):
     spot = "pair"
     title = "pair"
-    games = ("casino",)
-    settles: Settles = "deal"
-    depends_on_play = False
-    needs_dealer_hand = False
-
-    def stake_problem(self, rules: Rules, total: int) -> str | None:
-        return None
 
     def judge(self, rules: Rules, box_cards: Sequence[str],
               dealer_cards: Sequence[str]) -> Win | None:
         return pays(box_cards, rules.pair_pays)
-
-    def lost(self) -> str:
-        return "pair lost"
 
     def exact_return(self, inputs: OddsInputs) -> tuple[Fraction | float, str, str]:
         return exact(inputs.cards, inputs.copies, inputs.rules.pair_pays), EXACT, ""

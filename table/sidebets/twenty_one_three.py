@@ -12,7 +12,7 @@ from fractions import Fraction
 from math import comb
 from typing import TYPE_CHECKING
 
-from table.sidebets.base import OddsInputs, Settles, Win
+from table.sidebets.base import DealtBet, OddsInputs, Win
 from table.sidebets.odds import EXACT
 
 if TYPE_CHECKING:
@@ -26,16 +26,9 @@ SUITED_TRIPS, STRAIGHT_FLUSH, THREE_OF_A_KIND, STRAIGHT, FLUSH = (
 PAYS = {SUITED_TRIPS: 100, STRAIGHT_FLUSH: 40, THREE_OF_A_KIND: 30, STRAIGHT: 10, FLUSH: 5}
 
 
-class TwentyOneThree:
+class TwentyOneThree(DealtBet):
     spot = "21+3"
     title = "21+3"
-    games = ("casino",)
-    settles: Settles = "deal"
-    depends_on_play = False
-    needs_dealer_hand = False
-
-    def stake_problem(self, rules: Rules, total: int) -> str | None:
-        return None
 
     def judge(self, rules: Rules, box_cards: Sequence[str],
               dealer_cards: Sequence[str]) -> Win | None:
@@ -43,9 +36,6 @@ class TwentyOneThree:
         if hand is None:
             return None
         return Fraction(PAYS[hand]), f"21+3 {hand} {PAYS[hand]}:1"
-
-    def lost(self) -> str:
-        return "21+3 lost"
 
     def exact_return(self, inputs: OddsInputs) -> tuple[Fraction | float, str, str]:
         return exact(inputs.cards, inputs.copies, PAYS), EXACT, ""
