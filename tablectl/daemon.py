@@ -310,6 +310,11 @@ class Daemon:
         except PublisherError as error:
             raise DaemonError(f"the MQTT publisher cannot start: {error}") from error
         self._closers.append(self.publisher.stop)
+        if self.config.mqtt.floor_url is not None and self.api is not None:
+            from tablectl.mqtt.floor_panel import FloorPanel
+
+            self.api.display.floor = FloorPanel(self.config.mqtt.floor_url,
+                                                self.config.mqtt.table)
 
     def camera_status(self) -> dict[str, Any] | None:
         """The camera's role and health for /state and /health; None without a camera."""
