@@ -27,6 +27,7 @@ import argparse
 import logging
 import multiprocessing
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -65,29 +66,43 @@ def session(folder: Path, rounds: int) -> list[Round]:
 
 
 def play(table: str, path: Path, rounds: list[Round], url: str, rate: float | None,
-         go: EventType, stop: EventType, publish: bool) -> None:
-    """One table: a round a commit, at `rate` events/s (None: flat out), until `stop`;
-    then (with the broker there) it keeps publishing until its outbox is empty."""
+         go: EventType, stop: EventType, publish: bool, paced: bool) -> None:
+    """One table at `rate` events/s (None: flat out) until `stop`; then (with the broker
+    there) it keeps publishing until its outbox is empty.
+
+    `paced`: as a live table, an event a commit, evenly spaced, each table from its
+    own round of the session and its own moment; else a round a commit, every table
+    in step with the others (the same rounds at the same moments: all the tables'
+    rounds reach the floor together)."""
     journal = Journal(path, profile="casinos-austria")
     publisher = Publisher(from_options(url, table), path) if publish else None
     if publisher is not None:
         publisher.start()
+    chance = random.Random(table)
+    number = len(journal.rounds())
+    start_round = chance.randrange(len(rounds)) if paced else 0
     go.wait()
-    started, written, number = time.monotonic(), 0, len(journal.rounds())
+    if paced and rate is not None:
+        stop.wait(chance.uniform(0, 1 / rate))
+    started, written = time.monotonic(), 0
     while not stop.is_set():
-        events, result = rounds[number % len(rounds)]
+        events, result = rounds[(start_round + number) % len(rounds)]
         number += 1
-        for event, source, ref in events:
+        for index, (event, source, ref) in enumerate(events):
+            if paced and stop.is_set():
+                break  # a round in play when the table stops, as at a real table
             journal.append(event, source, None if ref is None else f"{number}:{ref}")
-        journal.record_round(number, {**result, "round": number})
-        journal.commit()
-        if publisher is not None:
-            publisher.wake()
-        written += len(events)
-        if rate is not None:
-            ahead = written / rate - (time.monotonic() - started)
-            if ahead > 0:
-                stop.wait(ahead)
+            if index == len(events) - 1:
+                journal.record_round(number, {**result, "round": number})
+            if paced or index == len(events) - 1:
+                journal.commit()
+                if publisher is not None:
+                    publisher.wake()
+                written += len(events) if not paced else 1
+                if rate is not None:
+                    ahead = written / rate - (time.monotonic() - started)
+                    if ahead > 0:
+                        stop.wait(ahead)
     if publisher is not None:
         # A table that stops leaves what it has not sent for its next start; here it
         # sends everything first, so that the floor can have it all.
@@ -106,10 +121,10 @@ def quiet() -> None:
 
 
 def worker(tables: list[str], folder: str, rounds: list[Round], url: str, rate: float | None,
-           go: EventType, stop: EventType, publish: bool) -> None:
+           go: EventType, stop: EventType, publish: bool, paced: bool) -> None:
     quiet()
     threads = [threading.Thread(target=play, args=(t, Path(folder) / f"{t}.sqlite", rounds,
-                                                   url, rate, go, stop, publish))
+                                                   url, rate, go, stop, publish, paced))
                for t in tables]
     for thread in threads:
         thread.start()
@@ -121,21 +136,23 @@ class Fleet:
     """Tables in worker processes."""
 
     def __init__(self, names: list[str], folder: Path, rounds: list[Round], url: str,
-                 rate: float | None, publish: bool = True) -> None:
+                 rate: float | None, publish: bool = True, paced: bool = False) -> None:
         context = multiprocessing.get_context("spawn")
         self.go, self.stop = context.Event(), context.Event()
         self.processes = [
             context.Process(target=worker, args=(names[i:i + TABLES_PER_WORKER], str(folder),
                                                  rounds, url, rate, self.go, self.stop,
-                                                 publish))
+                                                 publish, paced))
             for i in range(0, len(names), TABLES_PER_WORKER)]
         for process in self.processes:
             process.start()
         self.names, self.folder = names, folder
 
-    def run(self, seconds: float) -> None:
+    def run(self, seconds: float, before_stop: Any = None) -> None:
         self.go.set()
         time.sleep(seconds)  # the benchmark's own duration, not a wait for another thread
+        if before_stop is not None:
+            before_stop()
         self.stop.set()
         for process in self.processes:
             process.join(120)
@@ -147,6 +164,27 @@ class Fleet:
             total += journal.last_committed_seq
             journal.close()
         return total
+
+
+class Machine:
+    """How busy the machine was from here to `report()`: both cores, all processes."""
+
+    def __init__(self) -> None:
+        self._start = _cpu_times()
+
+    def report(self) -> str:
+        busy, total = (a - b for a, b in zip(_cpu_times(), self._start, strict=True))
+        one, five, _ = os.getloadavg()
+        return (f"machine: cores {100 * busy / max(total, 1):.0f}% busy, load average "
+                f"{one:.1f} (5 min {five:.1f})")
+
+
+def _cpu_times() -> tuple[int, int]:
+    """(busy, total) jiffies of all cores since boot, from /proc/stat."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        fields = [int(v) for v in stat.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return sum(fields) - idle, sum(fields)
 
 
 def wait_until(condition: Any, timeout_s: float) -> bool:
@@ -164,25 +202,40 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def live(folder: Path, broker: Mosquitto, rounds: list[Round], tables: int,
-         rate: float | None, seconds: float) -> None:
+         rate: float | None, seconds: float, paced: bool = True) -> None:
     store = FloorStore(folder / "floor.sqlite")
     floor = Floor(parse_url(broker.url), store, client_id=f"floor-{folder.name}", measure=True)
     floor.start()
     names = [f"bj-{n:03d}" for n in range(1, tables + 1)]
-    fleet = Fleet(names, folder, rounds, broker.url, rate)
+    fleet = Fleet(names, folder, rounds, broker.url, rate, paced=paced and rate is not None)
     started = time.monotonic()
-    fleet.run(seconds)
+    machine = Machine()
+    cut: dict[str, int] = {}
+
+    def steady_until_now() -> None:
+        cut["latencies"] = len(floor.latencies or [])
+        cut["received"] = len(floor.receive_latencies)
+
+    # Latency while every table plays: the end, when all the tables stop at once (50
+    # processes' threads, connections and interpreters closing), is not a floor's.
+    fleet.run(seconds, before_stop=steady_until_now)
+    load = machine.report()
     total = fleet.journal_events()
     done = wait_until(lambda: floor.stored_events >= total, 120)
     elapsed = time.monotonic() - started
-    latencies = floor.latencies or []
-    label = "flat out" if rate is None else f"{rate:.0f} events/s a table"
+    latencies = (floor.latencies or [])[:cut["latencies"]]
+    received = floor.receive_latencies[:cut["received"]]
+    label = "flat out" if rate is None else f"{rate:g} events/s a table" + (
+        ", an event a commit" if paced else ", a round a commit, all tables in step")
     label += f", {floor.duplicates} repeats ignored"
     print(f"live, {tables} tables, {label}: {total} events in {elapsed:.1f} s, "
           f"{floor.stored_events / elapsed:,.0f} events/s into the floor "
           f"({'all' if done else 'NOT all'} stored); publish-to-floor p50 "
           f"{percentile(latencies, 0.5) * 1000:.1f} ms, p99 "
-          f"{percentile(latencies, 0.99) * 1000:.1f} ms")
+          f"{percentile(latencies, 0.99) * 1000:.1f} ms (to the floor's paho p50 "
+          f"{percentile(received, 0.5) * 1000:.1f} ms, p99 "
+          f"{percentile(received, 0.99) * 1000:.1f} ms); with the stop of all tables "
+          f"p99 {percentile(floor.latencies or [], 0.99) * 1000:.1f} ms; {load}")
     floor.stop()
     store.close()
 
@@ -352,16 +405,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="each live run")
     parser.add_argument("--outage", type=float, default=60.0)
     parser.add_argument("--kills", type=int, default=20)
-    parser.add_argument("--only", help="live,flat,outage,alone,kills,rate (default all)")
+    parser.add_argument("--only", help="live,lockstep,flat,outage,alone,kills,rate "
+                                       "(default all)")
     args = parser.parse_args()
     quiet()
-    parts = set((args.only or "live,flat,outage,alone,kills,rate").split(","))
+    parts = set((args.only or "live,lockstep,flat,outage,alone,kills,rate").split(","))
     print(f"{os.cpu_count()} cores; mosquitto on loopback; SQLite journals and floor store "
           "in a temporary folder")
     with tempfile.TemporaryDirectory(prefix="floor-bench-") as temp:
         root = Path(temp)
         rounds = session(root, 200)
-        for name in ("live", "flat", "outage", "alone", "kills"):
+        for name in ("live", "lockstep", "flat", "outage", "alone", "kills"):
             if name not in parts:
                 continue
             folder = root / name
@@ -371,6 +425,9 @@ def main() -> None:
             try:
                 if name == "live":
                     live(folder, broker, rounds, args.tables, args.rate, args.seconds)
+                elif name == "lockstep":
+                    live(folder, broker, rounds, args.tables, args.rate, args.seconds,
+                         paced=False)
                 elif name == "flat":
                     live(folder, broker, rounds, args.tables, None, args.seconds / 2)
                 elif name == "outage":

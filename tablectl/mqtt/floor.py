@@ -116,7 +116,10 @@ class Floor:
         self.duplicates = 0
         self.error: str | None = None
         self.connected = threading.Event()
+        # Publish-to-floor latency (from `sent` to the store's commit), and the part of
+        # it up to paho's handing the message over (the benchmark's breakdown).
         self.latencies: list[float] | None = [] if measure else None
+        self.receive_latencies: list[float] = []
         self.stored_events = 0
         self._lock = threading.Lock()  # the tables' infos, read by the view
         self._queue: queue.Queue[tuple[str, str, bytes]] = queue.Queue()
@@ -232,7 +235,7 @@ class Floor:
 
     def _handle(self, batch: list[tuple[str, bytes, float]]) -> None:
         messages: list[EventMessage | RoundMessage] = []
-        sent: dict[tuple[str, int], float] = {}
+        sent: dict[tuple[str, int], tuple[float, float]] = {}
         for name, payload, received in batch:
             try:
                 table, kind = topics.split_topic(name)
@@ -240,7 +243,7 @@ class Floor:
                     event = topics.decode_event(table, payload)
                     messages.append(event)
                     if event.sent is not None:
-                        sent[(table, event.seq)] = event.sent
+                        sent[(table, event.seq)] = (event.sent, received)
                 elif kind == "rounds":
                     messages.append(topics.decode_round(table, payload))
                 elif kind in ("state", "status"):
@@ -262,7 +265,9 @@ class Floor:
         self.stored_events += len(added.events)
         self.duplicates += added.duplicates
         if self.latencies is not None:
-            self.latencies.extend(stored_at - sent[key] for key in added.events if key in sent)
+            timed = [sent[key] for key in added.events if key in sent]
+            self.latencies.extend(stored_at - at for at, _ in timed)
+            self.receive_latencies.extend(received - at for at, received in timed)
         for table, problem in added.refused:
             self.refused += 1
             with self._lock:
