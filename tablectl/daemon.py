@@ -301,7 +301,7 @@ class Daemon:
         if self.config.mqtt is None:
             return
         # paho is imported only for a table that publishes.
-        from tablectl.mqtt.publisher import PublisherError, start_publisher
+        from tablectl.mqtt.service_link import PublisherError, start_publisher
 
         assert self.service is not None
         try:

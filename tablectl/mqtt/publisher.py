@@ -18,26 +18,24 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from journal.outbox import OutboxError, OutboxReader
 from tablectl.mqtt import topics
 from tablectl.mqtt.connect import BrokerError, make_client, refused_reason
+from tablectl.mqtt.in_flight import InFlight
 from tablectl.mqtt.outbox import Mark, load_mark, mark_path, save_mark
+from tablectl.mqtt.resend import MAX_RESEND, parse_request
+from tablectl.mqtt.seq_key import seq_property
 from tablectl.mqtt.settings import MqttConfig
-
-if TYPE_CHECKING:
-    from tablectl.service import TableService
 
 log = logging.getLogger(__name__)
 
 StateSource = Callable[[], dict[str, Any]]
-MAX_RESEND = 10_000  # events (or rounds) one request may ask for
 STATE_EVERY_S = 0.25  # the retained state at most this often while it changes
 HEARTBEAT_S = 5.0  # and at least this often
 MARK_EVERY_S = 0.5
@@ -84,10 +82,8 @@ class Publisher:
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
-        self._acks: deque[tuple[int, bool]] = deque()
         self._resend: deque[tuple[str, int, int]] = deque()
-        self._inflight: dict[int, tuple[str, int]] = {}
-        self._acked: dict[str, set[int]] = {"e": set(), "r": set()}
+        self._inflight = InFlight()
         self._cursor = {"e": self.mark.events, "r": self.mark.rounds}
         self._state_key: Any = None
         self._state_at = 0.0
@@ -202,7 +198,7 @@ class Publisher:
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason_code: Any,
                     properties: Any) -> None:
         # Called with paho's own lock held: hand over and return.
-        self._acks.append((mid, not getattr(reason_code, "is_failure", False)))
+        self._inflight.acknowledged(mid, not getattr(reason_code, "is_failure", False))
         self._wake.set()
 
     def _on_message(self, client: mqtt.Client, userdata: Any,
@@ -218,18 +214,7 @@ class Publisher:
             self._wake.set()
             return
         try:
-            doc = json.loads(message.payload)
-            if not isinstance(doc, dict) or doc.get("v") != topics.VERSION:
-                raise ValueError("not a version 1 request")
-            for kind, key in (("e", "events"), ("r", "rounds")):
-                span = doc.get(key)
-                if span is None:
-                    continue
-                if (not isinstance(span, list) or len(span) != 2 or not all(
-                        isinstance(n, int) and not isinstance(n, bool) and n >= 1
-                        for n in span) or span[1] < span[0]):
-                    raise ValueError(f"{key} must be [first, last]")
-                self._resend.append((kind, span[0], min(span[1], span[0] + MAX_RESEND - 1)))
+            self._resend.extend(parse_request(message.payload))
         except ValueError as error:
             log.warning("a resend request for table %s was ignored: %s", self.table, error)
             return
@@ -285,33 +270,15 @@ class Publisher:
         self._save_mark()
 
     def _take_acks(self) -> None:
-        mark = self.mark
-        while self._acks:
-            mid, ok = self._acks.popleft()
-            item = self._inflight.pop(mid, None)
-            if item is None:
-                continue
-            kind, number = item
-            if kind not in self._acked:
-                continue
-            if not ok:
-                # The broker would not take it (its ACL): send again from there, later.
-                message = (f"{self.broker.address} refused a message of table {self.table} "
-                           "(not authorized?); check the broker's ACL for "
-                           f"{topics.PREFIX}/{self.table}/#")
-                if message != self.error:
-                    log.error("%s", message)
-                self.error = message
-                self._cursor[kind] = min(self._cursor[kind], number - 1)
-                continue
-            self._acked[kind].add(number)
-        for kind, attr in (("e", "events"), ("r", "rounds")):
-            acked = self._acked[kind]
-            value = getattr(mark, attr)
-            while value + 1 in acked:
-                value += 1
-                acked.discard(value)
-            setattr(mark, attr, value)
+        for kind, number in self._inflight.take(self.mark):
+            # The broker would not take it (its ACL): send again from there, later.
+            message = (f"{self.broker.address} refused a message of table {self.table} "
+                       "(not authorized?); check the broker's ACL for "
+                       f"{topics.PREFIX}/{self.table}/#")
+            if message != self.error:
+                log.error("%s", message)
+            self.error = message
+            self._cursor[kind] = min(self._cursor[kind], number - 1)
 
     def _room(self) -> int:
         return self.window - len(self._inflight)
@@ -328,7 +295,7 @@ class Publisher:
                                            event.source_ref, event.event, event.at,
                                            time.time())
             self._send("e", event.seq, topics.topic(table, "events"), payload,
-                       _seq_property(event.seq))
+                       seq_property(event.seq))
             self._cursor["e"] = event.seq
         rounds = self.outbox.rounds_after(self._cursor["r"], max(self._room(), 0),
                                           upto_seq=self._cursor["e"])
@@ -344,7 +311,7 @@ class Publisher:
               properties: Properties | None, retain: bool = False) -> None:
         assert self.client is not None
         info = self.client.publish(name, payload, qos=1, retain=retain, properties=properties)
-        self._inflight[info.mid] = (kind, number)
+        self._inflight.add(info.mid, kind, number)
         self.sent += 1
 
     def _serve_resends(self) -> None:
@@ -359,7 +326,7 @@ class Publisher:
                         self.table, self.origin, event.seq, event.source, event.source_ref,
                         event.event, event.at, now)
                     self._send("x", event.seq, topics.topic(self.table, "events"), payload,
-                               _seq_property(event.seq))
+                               seq_property(event.seq))
             else:
                 upto = min(last, self._cursor["r"])
                 for record in self.outbox.rounds_after(first - 1, MAX_RESEND,
@@ -406,43 +373,3 @@ class Publisher:
             return
         self._saved = current
         self._saved_at = now
-
-
-class _SeqKey(Properties):
-    """The journal seq as the message's key: the MQTT 5 user property ("seq", "N"),
-    packed here (paho's general packing costs a fifth of a publish). The bytes are
-    what `Properties.pack()` makes of it (tests/tablectl/mqtt/test_publisher.py)."""
-
-    packed: bytes
-
-    def __init__(self, seq: int) -> None:  # Properties' own checks are what is skipped
-        value = str(seq).encode()
-        body = (b"\x26\x00\x03seq" + len(value).to_bytes(2, "big") + value)
-        object.__setattr__(self, "packetType", PacketTypes.PUBLISH)
-        object.__setattr__(self, "packed", bytes([len(body)]) + body)  # < 128: one byte
-
-    def pack(self) -> bytes:
-        return bytes(self.packed)
-
-
-def _seq_property(seq: int) -> Properties:
-    return _SeqKey(seq)
-
-
-def state_of(service: TableService) -> dict[str, Any]:
-    """What the retained state carries from the table's newest snapshot."""
-    snapshot = service.snapshot
-    due = snapshot.due
-    return {"phase": due.phase, "round_in_play": due.round, "halted": due.halted,
-            "open_flags": list(due.open_flags), "shoe_online": snapshot.shoe_online,
-            "journal_fault": None if snapshot.journal_fault is None
-            else str(snapshot.journal_fault)}
-
-
-def start_publisher(config: MqttConfig, journal: str | Path,
-                    service: TableService) -> Publisher:
-    """The daemon's publisher: woken after every commit, the state from the service."""
-    publisher = Publisher(config, journal, state=lambda: state_of(service))
-    service.after_answers(publisher.wake)
-    publisher.start()
-    return publisher

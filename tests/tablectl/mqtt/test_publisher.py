@@ -10,7 +10,8 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from tablectl.mqtt.outbox import load_mark, mark_path
-from tablectl.mqtt.publisher import Publisher, _seq_property
+from tablectl.mqtt.publisher import Publisher
+from tablectl.mqtt.seq_key import seq_property
 from tablectl.mqtt.settings import from_options
 from tests.tablectl.helpers import wait_for
 from tests.tablectl.mqtt.broker import Mosquitto, free_port
@@ -141,7 +142,7 @@ def test_the_seq_key_is_packed_as_paho_packs_a_user_property() -> None:
     for seq in (1, 9, 10, 65_535, 10**15):
         properties = Properties(PacketTypes.PUBLISH)
         properties.UserProperty = ("seq", str(seq))
-        assert _seq_property(seq).pack() == properties.pack()
+        assert seq_property(seq).pack() == properties.pack()
 
 
 def test_a_second_table_with_the_same_id_publishes_nothing(
