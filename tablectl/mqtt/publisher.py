@@ -28,8 +28,8 @@ from journal.outbox import OutboxError, OutboxReader
 from tablectl.mqtt import topics
 from tablectl.mqtt.connect import BrokerError, make_client, refused_reason
 from tablectl.mqtt.in_flight import InFlight
-from tablectl.mqtt.outbox import Mark, load_mark, mark_path, save_mark
-from tablectl.mqtt.resend import MAX_RESEND, parse_request
+from tablectl.mqtt.outbox import Mark, MarkFile, mark_path
+from tablectl.mqtt.resend import parse_request
 from tablectl.mqtt.seq_key import seq_property
 from tablectl.mqtt.settings import MqttConfig
 
@@ -38,9 +38,9 @@ log = logging.getLogger(__name__)
 StateSource = Callable[[], dict[str, Any]]
 STATE_EVERY_S = 0.25  # the retained state at most this often while it changes
 HEARTBEAT_S = 5.0  # and at least this often
-MARK_EVERY_S = 0.5
 CHUNK = 500  # events read from the journal at a time
 ID_CHECK_S = 0.3  # how long a new connection waits for a retained status of the same id
+SPARE = 8  # in flight beyond the window: the status messages, not counted in it
 
 
 class PublisherError(Exception):
@@ -64,11 +64,9 @@ class Publisher:
             self.outbox = OutboxReader(journal)
         except OutboxError as error:
             raise PublisherError(str(error)) from error
-        self._mark_file = mark_path(journal)
+        self._mark_file = MarkFile(mark_path(journal))
         # The origin ("" until the journal has its first event: nothing to publish).
-        self.mark: Mark = load_mark(self._mark_file) or Mark("")
-        self._saved = (self.mark.events, self.mark.rounds) if self.mark.origin else (-1, -1)
-        self._saved_at = 0.0
+        self.mark: Mark = self._mark_file.load() or Mark("")
         self.client: mqtt.Client | None = None
         try:
             self._take_origin()
@@ -113,7 +111,11 @@ class Publisher:
 
     def _connect(self) -> None:
         client = make_client(self.broker, f"tablectl-{self.table}-{self.origin[:8]}")
-        client.max_inflight_messages_set(256)
+        # paho is never handed more than it may have in flight: what it queues beyond
+        # that, paho 2.2 stops resending at after a reconnection (`_handle_connack`
+        # returns at the first queued message), stranding the rest unsent and the
+        # mark behind them. The window and the resends keep within it.
+        client.max_inflight_messages_set(self.window + SPARE)
         client.will_set(topics.topic(self.table, "status"), self._status("offline"),
                         qos=1, retain=True)
         client.on_connect = self._on_connect
@@ -264,7 +266,8 @@ class Publisher:
         self._go_online()
         if self.connected.is_set():
             self._serve_resends()
-            while self._drain() and not self._stopping.is_set():
+            while (self._drain() and not self._stopping.is_set()
+                   and self.connected.is_set()):
                 self._take_acks()
             self._publish_state()
         self._save_mark()
@@ -294,8 +297,9 @@ class Publisher:
             payload = topics.event_payload(table, origin, event.seq, event.source,
                                            event.source_ref, event.event, event.at,
                                            time.time())
-            self._send("e", event.seq, topics.topic(table, "events"), payload,
-                       seq_property(event.seq))
+            if not self._send("e", event.seq, topics.topic(table, "events"), payload,
+                              seq_property(event.seq)):
+                return False
             self._cursor["e"] = event.seq
         rounds = self.outbox.rounds_after(self._cursor["r"], max(self._room(), 0),
                                           upto_seq=self._cursor["e"])
@@ -303,41 +307,61 @@ class Publisher:
             payload = topics.round_payload(table, origin, record.round_no, record.start_seq,
                                            record.end_seq, record.status, record.flags,
                                            record.result, record.at, time.time())
-            self._send("r", record.round_no, topics.topic(table, "rounds"), payload, None)
+            if not self._send("r", record.round_no, topics.topic(table, "rounds"), payload,
+                              None):
+                return False
             self._cursor["r"] = record.round_no
         return len(events) == min(room, CHUNK) and self._room() > 0
 
     def _send(self, kind: str, number: int, name: str, payload: bytes,
-              properties: Properties | None, retain: bool = False) -> None:
+              properties: Properties | None, retain: bool = False) -> bool:
+        """Hand one message to paho; False when paho did not take it (its message id
+        is still in use after a wrap): it is sent again later, from the journal."""
         assert self.client is not None
         info = self.client.publish(name, payload, qos=1, retain=retain, properties=properties)
+        if info.rc not in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
+            log.debug("paho did not take message %s %d (%s)", kind, number, info.rc)
+            return False
         self._inflight.add(info.mid, kind, number)
         self.sent += 1
+        return True
 
     def _serve_resends(self) -> None:
+        """Send again what the floor asked for, within the window: the rest of a range
+        waits at the head of the queue for room."""
         now = time.time()
-        while self._resend and self._room() > 0:
-            kind, first, last = self._resend.popleft()
+        while self._resend and self._room() > 0 and self.connected.is_set():
+            kind, first, last = self._resend[0]
+            room = self._room()
+            # Only what was sent once; the rest comes in order anyway.
+            upto = min(last, self._cursor[kind])
+            sent = first - 1
             if kind == "e":
-                # Only what was sent once; the rest comes in order anyway.
-                upto = min(last, self._cursor["e"])
-                for event in self.outbox.events_after(first - 1, MAX_RESEND, upto=upto):
+                for event in self.outbox.events_after(first - 1, room, upto=upto):
                     payload = topics.event_payload(
                         self.table, self.origin, event.seq, event.source, event.source_ref,
                         event.event, event.at, now)
-                    self._send("x", event.seq, topics.topic(self.table, "events"), payload,
-                               seq_property(event.seq))
+                    if not self._send("x", event.seq, topics.topic(self.table, "events"),
+                                      payload, seq_property(event.seq)):
+                        break
+                    sent = event.seq
             else:
-                upto = min(last, self._cursor["r"])
-                for record in self.outbox.rounds_after(first - 1, MAX_RESEND,
+                for record in self.outbox.rounds_after(first - 1, room,
                                                        upto_seq=self._cursor["e"],
                                                        upto_round=upto):
                     payload = topics.round_payload(
                         self.table, self.origin, record.round_no, record.start_seq,
                         record.end_seq, record.status, record.flags, record.result,
                         record.at, now)
-                    self._send("x", record.round_no, topics.topic(self.table, "rounds"),
-                               payload, None)
+                    if not self._send("x", record.round_no, topics.topic(self.table, "rounds"),
+                                      payload, None):
+                        break
+                    sent = record.round_no
+            if sent >= upto:
+                self._resend.popleft()  # done (or nothing of it was sent before)
+            else:
+                self._resend[0] = (kind, sent + 1, last)
+                return
 
     def _publish_state(self) -> None:
         extra = self._state_source() if self._state_source is not None else {}
@@ -361,15 +385,4 @@ class Publisher:
                               "status": status, "at": time.time()})
 
     def _save_mark(self, force: bool = False) -> None:
-        now = time.monotonic()
-        current = (self.mark.events, self.mark.rounds)
-        if current == self._saved or (not force and now - self._saved_at < MARK_EVERY_S):
-            return
-        try:
-            save_mark(self._mark_file, self.mark)
-        except OSError as error:
-            log.warning("the publish mark %s cannot be saved (%s): a restart sends some "
-                        "events again, which the floor ignores", self._mark_file, error)
-            return
-        self._saved = current
-        self._saved_at = now
+        self._mark_file.save(self.mark, force=force)

@@ -21,7 +21,7 @@ from tablectl.mqtt.settings import from_options, parse_url
 from tablectl.mqtt.topics import floor_topics
 from tests.tablectl.helpers import wait_for
 from tests.tablectl.mqtt.broker import Mosquitto
-from tests.tablectl.mqtt.helpers import add_rounds, make_journal
+from tests.tablectl.mqtt.helpers import add_rounds, make_journal, wait_progressing
 from tests.tablectl.mqtt.test_kills import Run, _count, _rows
 
 
@@ -135,14 +135,18 @@ def test_a_floor_of_the_group_killed_loses_nothing(broker: Mosquitto, tmp_path: 
         wait_for(lambda: _count(run.store, "SELECT COUNT(*) FROM meta") > 0, "the store", 20)
         for table in ("bj-1", "bj-2"):
             run.start_table(table, 120)
-        wait_for(lambda: run.floor_events("bj-1") > 300 and run.floor_events("bj-2") > 300,
-                 "the floors storing", 60)
+        wait_progressing(lambda: run.floor_events("bj-1") > 300
+                         and run.floor_events("bj-2") > 300,
+                         lambda: (run.events(), run.floor_events("bj-1")), "the floors storing")
         floors["b"].send_signal(signal.SIGKILL)  # what it held and had not stored is gone
         floors["b"].wait(10)
-        wait_for(lambda: run.floor_events("bj-1") > 600, "floor a storing alone", 60)
+        wait_progressing(lambda: run.floor_events("bj-1") > 600,
+                         lambda: (run.events(), run.floor_events("bj-1")), "floor a storing alone")
         floors["b"] = run.start_shared_floor("b")
         for table, process in run.tables.items():
-            assert process.wait(120) == 0, (tmp_path / f"{table}.log").read_text()
+            wait_progressing(lambda p=process: p.poll() is not None, run.events,
+                             f"{table} to finish its rounds")
+            assert process.returncode == 0, (tmp_path / f"{table}.log").read_text()
         # What a table had not got acknowledged when it stopped goes out at its next start.
         journals = [Journal(run.journal(t)) for t in ("bj-1", "bj-2")]
         publishers = [Publisher(from_options(broker.url, j.path.stem), j.path)
@@ -151,8 +155,9 @@ def test_a_floor_of_the_group_killed_loses_nothing(broker: Mosquitto, tmp_path: 
             publisher.start()
         try:
             for journal in journals:
-                wait_for(lambda j=journal: _stored(run.store, j),
-                         f"the floors to hold all of {journal.path.stem}", 90)
+                wait_progressing(lambda j=journal: _stored(run.store, j),
+                                 lambda j=journal: run.floor_events(j.path.stem),
+                                 f"the floors to hold all of {journal.path.stem}")
         finally:
             for publisher in publishers:
                 publisher.stop()
