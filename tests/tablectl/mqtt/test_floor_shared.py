@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -117,12 +116,8 @@ class SharedRun(Run):
     """Simulated tables as processes, and floor processes of one share group."""
 
     def start_shared_floor(self, name: str) -> subprocess.Popen[bytes]:
-        log = open(self.folder / f"floor-{name}.log", "ab")  # noqa: SIM115 - the process keeps it
-        out = open(self.folder / f"floor-{name}.out", "ab")  # noqa: SIM115
-        return subprocess.Popen(
-            [sys.executable, "-m", "tablectl", "floor", "--broker", self.broker.url,
-             "--store", str(self.store), "--share", "floor", "--client-id", f"floor-{name}",
-             "--view", "lines", "--every", "60"], stdout=out, stderr=log)
+        return self.floor_process(f"floor-{name}", ["--share", "floor", "--client-id",
+                                                    f"floor-{name}"])
 
 
 @pytest.mark.slow

@@ -59,13 +59,24 @@ class Run:
             stdout=subprocess.DEVNULL, stderr=log)
 
     def start_floor(self) -> None:
-        log = open(self.folder / "floor.log", "ab")  # noqa: SIM115
-        self.floor = subprocess.Popen(
+        self.floor = self.floor_process("floor", [])
+
+    def floor_process(self, name: str, options: list[str]) -> subprocess.Popen[bytes]:
+        """A floor process, once it is connected to the broker. Until then a broker
+        killed by the test would make it exit (a floor says at once that it cannot
+        reach its broker): the next kill waits for it."""
+        out_path = self.folder / f"{name}.out"
+        before = _connected_floors(out_path)
+        log = open(self.folder / f"{name}.log", "ab")  # noqa: SIM115 - the process keeps it
+        out = open(out_path, "ab")  # noqa: SIM115
+        process = subprocess.Popen(
             [sys.executable, "-m", "tablectl", "floor", "--broker", self.broker.url,
-             "--store", str(self.store), "--view", "lines", "--every", "60"],
-            stdout=subprocess.DEVNULL, stderr=log)
-        wait_for(lambda: _count(self.store, "SELECT COUNT(*) FROM meta") > 0,
-                 "the floor's store", 20)
+             "--store", str(self.store), "--view", "lines", "--every", "60", *options],
+            stdout=out, stderr=log)
+        wait_for(lambda: _connected_floors(out_path) > before or process.poll() is not None,
+                 f"{name} to connect", 120)
+        assert process.poll() is None, (self.folder / f"{name}.log").read_text()
+        return process
 
     def events(self) -> int:
         return sum(_count(self.journal(t), "SELECT COUNT(*) FROM events") for t in TABLES)
@@ -81,6 +92,13 @@ class Run:
             if process is not None and process.poll() is None:
                 process.kill()
                 process.wait(10)
+
+
+def _connected_floors(out: Path) -> int:
+    """How many floor processes said they run, connected (`floor on URL, ...`)."""
+    if not out.exists():
+        return 0
+    return sum(line.startswith("floor on ") for line in out.read_text().splitlines())
 
 
 def _rows(path: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
