@@ -137,8 +137,11 @@ class Floor:
     def _info(self, table: str) -> TableInfo:
         info = self.tables.get(table)
         if info is None:
+            # Seen just now: what it misses is asked for once that stood still for
+            # `resend_after_s`, as ever (its state can come before its first events).
             info = TableInfo(table, events=Numbers(*self.store.numbers(table, "events")),
-                             rounds=Numbers(*self.store.numbers(table, "rounds")))
+                             rounds=Numbers(*self.store.numbers(table, "rounds")),
+                             progress_at=time.monotonic())
             self.tables[table] = info
         return info
 
