@@ -111,10 +111,10 @@ class Publisher:
 
     def _connect(self) -> None:
         client = make_client(self.broker, f"tablectl-{self.table}-{self.origin[:8]}")
-        # paho is never handed more than it may have in flight: what it queues beyond
-        # that, paho 2.2 stops resending at after a reconnection (`_handle_connack`
-        # returns at the first queued message), stranding the rest unsent and the
-        # mark behind them. The window and the resends keep within it.
+        # paho is never handed more than it may have in flight: the window is the one
+        # queue. (paho queues beyond its limit out of the window's account, rescans
+        # that queue at every acknowledgement, and orders it anew on a reconnection;
+        # a large resend request went there whole.)
         client.max_inflight_messages_set(self.window + SPARE)
         client.will_set(topics.topic(self.table, "status"), self._status("offline"),
                         qos=1, retain=True)
