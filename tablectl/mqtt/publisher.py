@@ -40,7 +40,6 @@ STATE_EVERY_S = 0.25  # the retained state at most this often while it changes
 HEARTBEAT_S = 5.0  # and at least this often
 CHUNK = 500  # events read from the journal at a time
 ID_CHECK_S = 0.3  # how long a new connection waits for a retained status of the same id
-SPARE = 8  # in flight beyond the window: the status messages, not counted in it
 
 
 class PublisherError(Exception):
@@ -111,11 +110,11 @@ class Publisher:
 
     def _connect(self) -> None:
         client = make_client(self.broker, f"tablectl-{self.table}-{self.origin[:8]}")
-        # paho is never handed more than it may have in flight: the window is the one
-        # queue. (paho queues beyond its limit out of the window's account, rescans
-        # that queue at every acknowledgement, and orders it anew on a reconnection;
-        # a large resend request went there whole.)
-        client.max_inflight_messages_set(self.window + SPARE)
+        # The window is the one limit: paho sends each message at once and queues
+        # none (with a limit of its own, paho holds back what is beyond it, and scans
+        # every message it holds at each acknowledgement: with 2,000 in flight, half
+        # the drain rate).
+        client.max_inflight_messages_set(0)
         client.will_set(topics.topic(self.table, "status"), self._status("offline"),
                         qos=1, retain=True)
         client.on_connect = self._on_connect
