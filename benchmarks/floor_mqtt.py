@@ -24,15 +24,12 @@ drain >= 5,000 events/s; round rate with the broker down within 5% of MQTT off.
 from __future__ import annotations
 
 import argparse
-import logging
 import multiprocessing
 import os
-import random
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from multiprocessing.synchronize import Event as EventType
 from pathlib import Path
@@ -40,6 +37,19 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from floor_fleet import (  # noqa: E402
+    TABLES_PER_WORKER,
+    Fleet,
+    Machine,
+    Round,
+    paho_alone,
+    percentile,
+    quiet,
+    session,
+    wait_until,
+)
 
 from journal import Journal, JournalReader  # noqa: E402
 from tablectl.mqtt.floor import Floor  # noqa: E402
@@ -47,158 +57,6 @@ from tablectl.mqtt.floor_store import FloorStore  # noqa: E402
 from tablectl.mqtt.publisher import Publisher  # noqa: E402
 from tablectl.mqtt.settings import from_options, parse_url  # noqa: E402
 from tests.tablectl.mqtt.broker import Mosquitto  # noqa: E402
-
-Round = tuple[list[tuple[dict[str, Any], str, str | None]], dict[str, Any]]
-TABLES_PER_WORKER = 5
-
-
-def session(folder: Path, rounds: int) -> list[Round]:
-    """The rounds of a real simulated session: each round's events and result."""
-    path = folder / "session.sqlite"
-    subprocess.run([sys.executable, "-m", "tablectl", "run", "--sim", "--rounds", str(rounds),
-                    "--journal", str(path), "--view", "rounds", "--api-port", "off",
-                    "--faults", "none"], check=True, capture_output=True)
-    journal = JournalReader(path)
-    played = [([(e.event, e.source, e.source_ref) for e in journal.round_events(r.round_no)],
-               r.result) for r in journal.rounds()]
-    journal.close()
-    return played
-
-
-def play(table: str, path: Path, rounds: list[Round], url: str, rate: float | None,
-         go: EventType, stop: EventType, publish: bool, paced: bool) -> None:
-    """One table at `rate` events/s (None: flat out) until `stop`; then (with the broker
-    there) it keeps publishing until its outbox is empty.
-
-    `paced`: as a live table, an event a commit, evenly spaced, each table from its
-    own round of the session and its own moment; else a round a commit, every table
-    in step with the others (the same rounds at the same moments: all the tables'
-    rounds reach the floor together)."""
-    journal = Journal(path, profile="casinos-austria")
-    publisher = Publisher(from_options(url, table), path) if publish else None
-    if publisher is not None:
-        publisher.start()
-    chance = random.Random(table)
-    number = len(journal.rounds())
-    start_round = chance.randrange(len(rounds)) if paced else 0
-    go.wait()
-    if paced and rate is not None:
-        stop.wait(chance.uniform(0, 1 / rate))
-    started, written = time.monotonic(), 0
-    while not stop.is_set():
-        events, result = rounds[(start_round + number) % len(rounds)]
-        number += 1
-        for index, (event, source, ref) in enumerate(events):
-            if paced and stop.is_set():
-                break  # a round in play when the table stops, as at a real table
-            journal.append(event, source, None if ref is None else f"{number}:{ref}")
-            if index == len(events) - 1:
-                journal.record_round(number, {**result, "round": number})
-            if paced or index == len(events) - 1:
-                journal.commit()
-                if publisher is not None:
-                    publisher.wake()
-                written += len(events) if not paced else 1
-                if rate is not None:
-                    ahead = written / rate - (time.monotonic() - started)
-                    if ahead > 0:
-                        stop.wait(ahead)
-    if publisher is not None:
-        # A table that stops leaves what it has not sent for its next start; here it
-        # sends everything first, so that the floor can have it all.
-        last = journal.last_committed_seq
-        deadline = time.monotonic() + 300
-        while (publisher.mark.events < last and publisher.connected.is_set()
-               and time.monotonic() < deadline):
-            time.sleep(0.05)
-        publisher.stop(linger_s=5.0)
-    journal.close()
-
-
-def quiet() -> None:
-    """The broker goes away on purpose here: its warnings are not news."""
-    logging.getLogger("tablectl.mqtt").setLevel(logging.ERROR)
-
-
-def worker(tables: list[str], folder: str, rounds: list[Round], url: str, rate: float | None,
-           go: EventType, stop: EventType, publish: bool, paced: bool) -> None:
-    quiet()
-    threads = [threading.Thread(target=play, args=(t, Path(folder) / f"{t}.sqlite", rounds,
-                                                   url, rate, go, stop, publish, paced))
-               for t in tables]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
-
-class Fleet:
-    """Tables in worker processes."""
-
-    def __init__(self, names: list[str], folder: Path, rounds: list[Round], url: str,
-                 rate: float | None, publish: bool = True, paced: bool = False) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.go, self.stop = context.Event(), context.Event()
-        self.processes = [
-            context.Process(target=worker, args=(names[i:i + TABLES_PER_WORKER], str(folder),
-                                                 rounds, url, rate, self.go, self.stop,
-                                                 publish, paced))
-            for i in range(0, len(names), TABLES_PER_WORKER)]
-        for process in self.processes:
-            process.start()
-        self.names, self.folder = names, folder
-
-    def run(self, seconds: float, before_stop: Any = None) -> None:
-        self.go.set()
-        time.sleep(seconds)  # the benchmark's own duration, not a wait for another thread
-        if before_stop is not None:
-            before_stop()
-        self.stop.set()
-        for process in self.processes:
-            process.join(120)
-
-    def journal_events(self) -> int:
-        total = 0
-        for name in self.names:
-            journal = JournalReader(self.folder / f"{name}.sqlite")
-            total += journal.last_committed_seq
-            journal.close()
-        return total
-
-
-class Machine:
-    """How busy the machine was from here to `report()`: both cores, all processes."""
-
-    def __init__(self) -> None:
-        self._start = _cpu_times()
-
-    def report(self) -> str:
-        busy, total = (a - b for a, b in zip(_cpu_times(), self._start, strict=True))
-        one, five, _ = os.getloadavg()
-        return (f"machine: cores {100 * busy / max(total, 1):.0f}% busy, load average "
-                f"{one:.1f} (5 min {five:.1f})")
-
-
-def _cpu_times() -> tuple[int, int]:
-    """(busy, total) jiffies of all cores since boot, from /proc/stat."""
-    with open("/proc/stat", encoding="ascii") as stat:
-        fields = [int(v) for v in stat.readline().split()[1:]]
-    idle = fields[3] + fields[4]  # idle, iowait
-    return sum(fields) - idle, sum(fields)
-
-
-def wait_until(condition: Any, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
 def live(folder: Path, broker: Mosquitto, rounds: list[Round], tables: int,
@@ -291,6 +149,15 @@ def drain(folder: Path, names: list[str], url: str, floor: Floor, total: int) ->
     return (f"acknowledged by the broker in {to_broker:.1f} s ({total / to_broker:,.0f} "
             f"events/s), in the floor in {to_floor:.1f} s ({total / to_floor:,.0f} events/s)"
             + ("" if stored else " (NOT all in the floor)"))
+
+
+def bare(broker: Mosquitto, tables: int, rate: float, seconds: float) -> None:
+    machine = Machine()
+    latencies = paho_alone(broker.port, tables, rate, seconds)
+    print(f"paho alone, {tables} bare clients at {rate:g} messages/s each (nothing of "
+          f"tablectl, nothing stored): {len(latencies)} messages, send to receipt p50 "
+          f"{percentile(latencies, 0.5) * 1000:.1f} ms, p99 "
+          f"{percentile(latencies, 0.99) * 1000:.1f} ms; {machine.report()}")
 
 
 def outage(folder: Path, broker: Mosquitto, rounds: list[Round], tables: int, rate: float,
@@ -405,17 +272,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="each live run")
     parser.add_argument("--outage", type=float, default=60.0)
     parser.add_argument("--kills", type=int, default=20)
-    parser.add_argument("--only", help="live,lockstep,flat,outage,alone,kills,rate "
+    parser.add_argument("--only", help="paho,live,lockstep,flat,outage,alone,kills,rate "
                                        "(default all)")
     args = parser.parse_args()
     quiet()
-    parts = set((args.only or "live,lockstep,flat,outage,alone,kills,rate").split(","))
+    parts = set((args.only or "paho,live,lockstep,flat,outage,alone,kills,rate").split(","))
     print(f"{os.cpu_count()} cores; mosquitto on loopback; SQLite journals and floor store "
           "in a temporary folder")
     with tempfile.TemporaryDirectory(prefix="floor-bench-") as temp:
         root = Path(temp)
         rounds = session(root, 200)
-        for name in ("live", "lockstep", "flat", "outage", "alone", "kills"):
+        for name in ("paho", "live", "lockstep", "flat", "outage", "alone", "kills"):
             if name not in parts:
                 continue
             folder = root / name
@@ -423,7 +290,9 @@ def main() -> None:
             broker = Mosquitto(folder)
             broker.start()
             try:
-                if name == "live":
+                if name == "paho":
+                    bare(broker, args.tables, args.rate, args.seconds)
+                elif name == "live":
                     live(folder, broker, rounds, args.tables, args.rate, args.seconds)
                 elif name == "lockstep":
                     live(folder, broker, rounds, args.tables, args.rate, args.seconds,
