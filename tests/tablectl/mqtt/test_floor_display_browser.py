@@ -2,7 +2,8 @@
 Selenium): two tables publish to a real Mosquitto, the floor stores them and serves its
 page, and the pit display of a table shows every table of the floor beside its own:
 status, profile, round, the shift's net, flags. A table that stops shows offline; a
-floor that goes away is said on the display, which keeps its last picture."""
+floor that goes away is said on the display, which keeps its last picture.
+(TABLECTL_SCREENSHOTS: docs/display-floor.png was made so.)"""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from tests.tablectl.test_display_browser import (
     PIT,
     Table_,
     _log_in,
+    _shoot,
     _text,
     _wait,
     browser,
@@ -115,6 +117,7 @@ def test_the_pit_display_shows_the_floor(table: Table_, floor: FloorRig, browser
         "class") or "")
     assert "shift since" in _text(browser, "floor-head")
     assert _text(browser, "floor-error") == ""
+    _shoot(browser, "floor")
 
     # bj-2 stops: it says so on the broker, and the display shows it offline.
     floor.publishers["bj-2"].stop()
