@@ -218,7 +218,10 @@ class Floor:
             now = time.monotonic()
             if self.share is not None and now - last_refresh >= REFRESH_S:
                 last_refresh = now
-                self._refresh()
+                try:
+                    self._refresh()
+                except Exception as error:  # the store busy or away: read it next time
+                    self._say(f"the floor's store {self.store.path} cannot be read: {error}")
             if now - last_check >= 0.1:
                 last_check = now
                 self._ask_for_missing(now)
