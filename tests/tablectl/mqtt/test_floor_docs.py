@@ -86,10 +86,10 @@ def test_the_try_it_commands_show_two_tables_on_the_floor_and_their_displays(
 
         wait_for(lambda: re.search(r"^bj-1 +online", seen(), re.M)
                  and re.search(r"^bj-2 +online", seen(), re.M), "both tables on the floor", 90)
-        log = (folder / "bj-1.log").read_text()
-        login = re.search(r"user (\S+), password (\S+)", log)
-        assert login is not None, log
-        for table in ("1", "2"):  # one users file beside both journals: one login for both
+        for table in ("1", "2"):  # each table its folder, its users file, its pit login
+            log = (folder / f"bj-{table}.log").read_text()
+            login = re.search(r"user (\S+), password (\S+)", log)
+            assert login is not None, log
             cookie = _login(ports[table], login.group(1), login.group(2))
             wait_for(lambda c=cookie, t=table: _get(
                 ports[t], "/display/floor", {"Cookie": c})[1].get("floor") is not None,
