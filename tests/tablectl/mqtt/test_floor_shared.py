@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from table.journal import Journal
+from journal import Journal
 from tablectl.cli import main
 from tablectl.mqtt.floor import Floor
 from tablectl.mqtt.floor_store import FloorStore
