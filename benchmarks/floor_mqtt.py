@@ -24,14 +24,12 @@ drain >= 5,000 events/s; round rate with the broker down within 5% of MQTT off.
 from __future__ import annotations
 
 import argparse
-import logging
 import multiprocessing
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from multiprocessing.synchronize import Event as EventType
 from pathlib import Path
@@ -39,6 +37,19 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from floor_fleet import (  # noqa: E402
+    TABLES_PER_WORKER,
+    Fleet,
+    Machine,
+    Round,
+    paho_alone,
+    percentile,
+    quiet,
+    session,
+    wait_until,
+)
 
 from journal import Journal, JournalReader  # noqa: E402
 from tablectl.mqtt.floor import Floor  # noqa: E402
@@ -47,142 +58,42 @@ from tablectl.mqtt.publisher import Publisher  # noqa: E402
 from tablectl.mqtt.settings import from_options, parse_url  # noqa: E402
 from tests.tablectl.mqtt.broker import Mosquitto  # noqa: E402
 
-Round = tuple[list[tuple[dict[str, Any], str, str | None]], dict[str, Any]]
-TABLES_PER_WORKER = 5
-
-
-def session(folder: Path, rounds: int) -> list[Round]:
-    """The rounds of a real simulated session: each round's events and result."""
-    path = folder / "session.sqlite"
-    subprocess.run([sys.executable, "-m", "tablectl", "run", "--sim", "--rounds", str(rounds),
-                    "--journal", str(path), "--view", "rounds", "--api-port", "off",
-                    "--faults", "none"], check=True, capture_output=True)
-    journal = JournalReader(path)
-    played = [([(e.event, e.source, e.source_ref) for e in journal.round_events(r.round_no)],
-               r.result) for r in journal.rounds()]
-    journal.close()
-    return played
-
-
-def play(table: str, path: Path, rounds: list[Round], url: str, rate: float | None,
-         go: EventType, stop: EventType, publish: bool) -> None:
-    """One table: a round a commit, at `rate` events/s (None: flat out), until `stop`;
-    then (with the broker there) it keeps publishing until its outbox is empty."""
-    journal = Journal(path, profile="casinos-austria")
-    publisher = Publisher(from_options(url, table), path) if publish else None
-    if publisher is not None:
-        publisher.start()
-    go.wait()
-    started, written, number = time.monotonic(), 0, len(journal.rounds())
-    while not stop.is_set():
-        events, result = rounds[number % len(rounds)]
-        number += 1
-        for event, source, ref in events:
-            journal.append(event, source, None if ref is None else f"{number}:{ref}")
-        journal.record_round(number, {**result, "round": number})
-        journal.commit()
-        if publisher is not None:
-            publisher.wake()
-        written += len(events)
-        if rate is not None:
-            ahead = written / rate - (time.monotonic() - started)
-            if ahead > 0:
-                stop.wait(ahead)
-    if publisher is not None:
-        # A table that stops leaves what it has not sent for its next start; here it
-        # sends everything first, so that the floor can have it all.
-        last = journal.last_committed_seq
-        deadline = time.monotonic() + 300
-        while (publisher.mark.events < last and publisher.connected.is_set()
-               and time.monotonic() < deadline):
-            time.sleep(0.05)
-        publisher.stop(linger_s=5.0)
-    journal.close()
-
-
-def quiet() -> None:
-    """The broker goes away on purpose here: its warnings are not news."""
-    logging.getLogger("tablectl.mqtt").setLevel(logging.ERROR)
-
-
-def worker(tables: list[str], folder: str, rounds: list[Round], url: str, rate: float | None,
-           go: EventType, stop: EventType, publish: bool) -> None:
-    quiet()
-    threads = [threading.Thread(target=play, args=(t, Path(folder) / f"{t}.sqlite", rounds,
-                                                   url, rate, go, stop, publish))
-               for t in tables]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
-
-class Fleet:
-    """Tables in worker processes."""
-
-    def __init__(self, names: list[str], folder: Path, rounds: list[Round], url: str,
-                 rate: float | None, publish: bool = True) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.go, self.stop = context.Event(), context.Event()
-        self.processes = [
-            context.Process(target=worker, args=(names[i:i + TABLES_PER_WORKER], str(folder),
-                                                 rounds, url, rate, self.go, self.stop,
-                                                 publish))
-            for i in range(0, len(names), TABLES_PER_WORKER)]
-        for process in self.processes:
-            process.start()
-        self.names, self.folder = names, folder
-
-    def run(self, seconds: float) -> None:
-        self.go.set()
-        time.sleep(seconds)  # the benchmark's own duration, not a wait for another thread
-        self.stop.set()
-        for process in self.processes:
-            process.join(120)
-
-    def journal_events(self) -> int:
-        total = 0
-        for name in self.names:
-            journal = JournalReader(self.folder / f"{name}.sqlite")
-            total += journal.last_committed_seq
-            journal.close()
-        return total
-
-
-def wait_until(condition: Any, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-
 
 def live(folder: Path, broker: Mosquitto, rounds: list[Round], tables: int,
-         rate: float | None, seconds: float) -> None:
+         rate: float | None, seconds: float, paced: bool = True) -> None:
     store = FloorStore(folder / "floor.sqlite")
     floor = Floor(parse_url(broker.url), store, client_id=f"floor-{folder.name}", measure=True)
     floor.start()
     names = [f"bj-{n:03d}" for n in range(1, tables + 1)]
-    fleet = Fleet(names, folder, rounds, broker.url, rate)
+    fleet = Fleet(names, folder, rounds, broker.url, rate, paced=paced and rate is not None)
     started = time.monotonic()
-    fleet.run(seconds)
+    machine = Machine()
+    cut: dict[str, int] = {}
+
+    def steady_until_now() -> None:
+        cut["latencies"] = len(floor.latencies or [])
+        cut["received"] = len(floor.receive_latencies)
+
+    # Latency while every table plays: the end, when all the tables stop at once (50
+    # processes' threads, connections and interpreters closing), is not a floor's.
+    fleet.run(seconds, before_stop=steady_until_now)
+    load = machine.report()
     total = fleet.journal_events()
     done = wait_until(lambda: floor.stored_events >= total, 120)
     elapsed = time.monotonic() - started
-    latencies = floor.latencies or []
-    label = "flat out" if rate is None else f"{rate:.0f} events/s a table"
+    latencies = (floor.latencies or [])[:cut["latencies"]]
+    received = floor.receive_latencies[:cut["received"]]
+    label = "flat out" if rate is None else f"{rate:g} events/s a table" + (
+        ", an event a commit" if paced else ", a round a commit, all tables in step")
     label += f", {floor.duplicates} repeats ignored"
     print(f"live, {tables} tables, {label}: {total} events in {elapsed:.1f} s, "
           f"{floor.stored_events / elapsed:,.0f} events/s into the floor "
           f"({'all' if done else 'NOT all'} stored); publish-to-floor p50 "
           f"{percentile(latencies, 0.5) * 1000:.1f} ms, p99 "
-          f"{percentile(latencies, 0.99) * 1000:.1f} ms")
+          f"{percentile(latencies, 0.99) * 1000:.1f} ms (to the floor's paho p50 "
+          f"{percentile(received, 0.5) * 1000:.1f} ms, p99 "
+          f"{percentile(received, 0.99) * 1000:.1f} ms); with the stop of all tables "
+          f"p99 {percentile(floor.latencies or [], 0.99) * 1000:.1f} ms; {load}")
     floor.stop()
     store.close()
 
@@ -238,6 +149,15 @@ def drain(folder: Path, names: list[str], url: str, floor: Floor, total: int) ->
     return (f"acknowledged by the broker in {to_broker:.1f} s ({total / to_broker:,.0f} "
             f"events/s), in the floor in {to_floor:.1f} s ({total / to_floor:,.0f} events/s)"
             + ("" if stored else " (NOT all in the floor)"))
+
+
+def bare(broker: Mosquitto, tables: int, rate: float, seconds: float) -> None:
+    machine = Machine()
+    latencies = paho_alone(broker.port, tables, rate, seconds)
+    print(f"paho alone, {tables} bare clients at {rate:g} messages/s each (nothing of "
+          f"tablectl, nothing stored): {len(latencies)} messages, send to receipt p50 "
+          f"{percentile(latencies, 0.5) * 1000:.1f} ms, p99 "
+          f"{percentile(latencies, 0.99) * 1000:.1f} ms; {machine.report()}")
 
 
 def outage(folder: Path, broker: Mosquitto, rounds: list[Round], tables: int, rate: float,
@@ -352,16 +272,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="each live run")
     parser.add_argument("--outage", type=float, default=60.0)
     parser.add_argument("--kills", type=int, default=20)
-    parser.add_argument("--only", help="live,flat,outage,alone,kills,rate (default all)")
+    parser.add_argument("--only", help="paho,live,lockstep,flat,outage,alone,kills,rate "
+                                       "(default all)")
     args = parser.parse_args()
     quiet()
-    parts = set((args.only or "live,flat,outage,alone,kills,rate").split(","))
+    parts = set((args.only or "paho,live,lockstep,flat,outage,alone,kills,rate").split(","))
     print(f"{os.cpu_count()} cores; mosquitto on loopback; SQLite journals and floor store "
           "in a temporary folder")
     with tempfile.TemporaryDirectory(prefix="floor-bench-") as temp:
         root = Path(temp)
         rounds = session(root, 200)
-        for name in ("live", "flat", "outage", "alone", "kills"):
+        for name in ("paho", "live", "lockstep", "flat", "outage", "alone", "kills"):
             if name not in parts:
                 continue
             folder = root / name
@@ -369,8 +290,13 @@ def main() -> None:
             broker = Mosquitto(folder)
             broker.start()
             try:
-                if name == "live":
+                if name == "paho":
+                    bare(broker, args.tables, args.rate, args.seconds)
+                elif name == "live":
                     live(folder, broker, rounds, args.tables, args.rate, args.seconds)
+                elif name == "lockstep":
+                    live(folder, broker, rounds, args.tables, args.rate, args.seconds,
+                         paced=False)
                 elif name == "flat":
                     live(folder, broker, rounds, args.tables, None, args.seconds / 2)
                 elif name == "outage":

@@ -144,6 +144,7 @@ class ApiServer:
 
     async def _shutdown(self) -> None:
         self.display.stop()
+        await self.display.close_floor()
         await self._runner.cleanup()
 
     # -- middleware ---------------------------------------------------------------------

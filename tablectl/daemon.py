@@ -301,7 +301,7 @@ class Daemon:
         if self.config.mqtt is None:
             return
         # paho is imported only for a table that publishes.
-        from tablectl.mqtt.publisher import PublisherError, start_publisher
+        from tablectl.mqtt.service_link import PublisherError, start_publisher
 
         assert self.service is not None
         try:
@@ -310,6 +310,11 @@ class Daemon:
         except PublisherError as error:
             raise DaemonError(f"the MQTT publisher cannot start: {error}") from error
         self._closers.append(self.publisher.stop)
+        if self.config.mqtt.floor_url is not None and self.api is not None:
+            from tablectl.mqtt.floor_panel import FloorPanel
+
+            self.api.display.floor = FloorPanel(self.config.mqtt.floor_url,
+                                                self.config.mqtt.table)
 
     def camera_status(self) -> dict[str, Any] | None:
         """The camera's role and health for /state and /health; None without a camera."""

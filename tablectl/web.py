@@ -5,6 +5,8 @@
     GET /display/stream         text/event-stream: the table as it changes
     GET /display/rounds         the newest rounds, each with its net per box
     GET /display/rounds/{n}     round n's every event: who sent it, when, what
+    GET /display/floor          the floor's tables, from the floor's web page
+                                ([mqtt] floor_url; 404 when the table shows no floor)
 
 The stream and the rounds need a login (or a token). The table's loop tells the
 display after each batch it applied (a flag and one wake-up of the server's
@@ -33,6 +35,7 @@ from tablectl.service import TableService
 
 if TYPE_CHECKING:
     from tablectl.api import ApiServer
+    from tablectl.mqtt.floor_panel import FloorPanel
 
 log = logging.getLogger(__name__)
 
@@ -84,12 +87,14 @@ class Display:
         self._payload: tuple[int, bytes] | None = None
         self._closing = False
         self._streams: set[web.StreamResponse] = set()
+        self.floor: FloorPanel | None = None  # the floor beside the table ([mqtt] floor_url)
 
     def add_routes(self, app: web.Application) -> None:
         app.router.add_get("/", self._index)
         app.router.add_get("/display/stream", self._stream)
         app.router.add_get("/display/rounds", self._rounds)
         app.router.add_get("/display/rounds/{number}", self._audit)
+        app.router.add_get("/display/floor", self._floor)
         app.router.add_static("/static", STATIC, show_index=False)
 
     def start(self) -> None:
@@ -102,6 +107,10 @@ class Display:
             if self._reader is not None:
                 self._reader.close()
                 self._reader = None
+
+    async def close_floor(self) -> None:
+        if self.floor is not None:
+            await self.floor.close()
 
     # -- the table's loop thread -----------------------------------------------------------
 
@@ -198,6 +207,12 @@ class Display:
         finally:
             self._streams.discard(response)
         return response
+
+    async def _floor(self, request: web.Request) -> web.Response:
+        self._require(request)
+        if self.floor is None:
+            raise BadInput(404, "this table shows no floor ([mqtt] floor_url, docs/floor.md)")
+        return web.json_response(await self.floor.get())
 
     def _journal(self) -> JournalReader:
         with self._reader_lock:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_STORE = "var/floor.sqlite"
+DEFAULT_CLIENT_ID = "tablectl-floor"
 SHIFTS_HELP = "the times of day shifts begin, local time (default 06:00,14:00,22:00)"
 
 
@@ -28,8 +29,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--store", metavar="FILE", default=None,
                         help=f"the floor's SQLite store (default {DEFAULT_STORE})")
     parser.add_argument("--ca-file", metavar="PEM", help="the CA of the broker's certificate")
-    parser.add_argument("--client-id", default="tablectl-floor",
+    parser.add_argument("--client-id", default=DEFAULT_CLIENT_ID,
                         help="this floor's MQTT client id (the broker keeps its session)")
+    parser.add_argument("--share", metavar="GROUP",
+                        help="split the events and rounds with the other floor processes of "
+                             "GROUP on one store (an MQTT 5 shared subscription; give each "
+                             "its own --client-id)")
     parser.add_argument("--shifts", default="06:00,14:00,22:00", help=SHIFTS_HELP)
     parser.add_argument("--view", choices=("live", "lines"),
                         help="redraw the floor (default on a terminal) or print it every "
@@ -114,6 +119,7 @@ def _run(args: argparse.Namespace) -> int:
     from tablectl.mqtt.floor_store import FloorStore, FloorStoreError
     from tablectl.mqtt.floor_view import parse_shifts, render, shift_start
     from tablectl.mqtt.settings import Broker, MqttSettingsError, parse_url
+    from tablectl.mqtt.topics import check_share_group
 
     if args.broker is None:
         return _fail("--broker URL is needed (e.g. --broker mqtt://127.0.0.1:1883), or "
@@ -122,8 +128,12 @@ def _run(args: argparse.Namespace) -> int:
         broker = parse_url(args.broker)
         shifts = parse_shifts(args.shifts)
         http = None if args.http is None else _http_address(args.http)
+        share = None if args.share is None else check_share_group(args.share)
     except (MqttSettingsError, ValueError) as error:
         return _fail(str(error))
+    if share is not None and args.client_id == DEFAULT_CLIENT_ID:
+        return _fail("--share: give each floor process of the group its own --client-id "
+                     "(two with one id would push each other off the broker)")
     if args.ca_file:
         broker = Broker(broker.host, broker.port, True, broker.username, broker.password,
                         args.ca_file)
@@ -138,7 +148,7 @@ def _run(args: argparse.Namespace) -> int:
             return _fail(f"the store's folder {folder} cannot be made: "
                          f"{error.strerror or error}")
     try:
-        floor = open_floor(broker, store_path, client_id=args.client_id)
+        floor = open_floor(broker, store_path, client_id=args.client_id, share=share)
     except (BrokerError, FloorStoreError) as error:
         return _fail(str(error))
     reader = FloorStore(store_path, read_only=True)  # the view's own connection
@@ -166,6 +176,7 @@ def _run(args: argparse.Namespace) -> int:
     live = (args.view or ("live" if sys.stdout.isatty() else "lines")) == "live"
     every = 1.0 if live else max(args.every, 0.1)
     print(f"floor on {broker.address}, store {store_path}"
+          + (f", sharing as {args.client_id} in group {share}" if share is not None else "")
           + (f", web page {page.url}" if page is not None else ""), flush=True)
     try:
         while not stopping.wait(every):

@@ -57,6 +57,9 @@ def register(subparsers: Any) -> None:
                         help="publish the journal to this MQTT broker, mqtt://HOST:PORT "
                              "(docs/floor.md); with --config it replaces [mqtt]")
     parser.add_argument("--table", metavar="ID", help="this table's id on the floor (--mqtt)")
+    parser.add_argument("--floor-url", metavar="URL",
+                        help="show the floor on this table's pit display: the floor's web "
+                             "page, http://HOST:PORT (tablectl floor --http; with --mqtt)")
     parser.add_argument("--check", action="store_true",
                         help="check everything the config (or the --sim options) names, list "
                              "every problem, and exit without running")
@@ -154,14 +157,15 @@ def run(args: argparse.Namespace) -> int:
             if getattr(args, dest) is None:
                 setattr(args, dest, default)
     mqtt = None
-    if args.mqtt is not None or args.table is not None:
+    if args.mqtt is not None or args.table is not None or args.floor_url is not None:
         from tablectl.mqtt.settings import MqttSettingsError, from_options
 
         if args.mqtt is None or args.table is None:
-            print("tablectl run: --mqtt URL and --table ID go together", file=sys.stderr)
+            print("tablectl run: --mqtt URL and --table ID go together (and --floor-url "
+                  "needs them)", file=sys.stderr)
             return 2
         try:
-            mqtt = from_options(args.mqtt, args.table)
+            mqtt = from_options(args.mqtt, args.table, args.floor_url)
         except MqttSettingsError as error:
             print(f"tablectl run: {error}", file=sys.stderr)
             return 2

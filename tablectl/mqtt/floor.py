@@ -6,6 +6,11 @@ the view, and finds what is missing: a gap in the sequence numbers, or fewer tha
 the table's retained state says it has published. It asks that table on
 `tablectl/v1/<table>/resend` for the missing range, again after `resend_after_s`
 until it has it.
+
+With a share group (`share`), several floor processes on one store split the events
+and rounds (an MQTT 5 shared subscription: the broker gives each message to one of
+them). Each then sees only its part, so what it counts as stored is brought up to
+date from the store (what the others stored) before it calls anything missing.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from tablectl.mqtt.topics import BadMessage, EventMessage, RoundMessage
 log = logging.getLogger(__name__)
 
 SESSION_EXPIRY_S = 3600  # the broker keeps the floor's messages this long while it is away
+REFRESH_S = 0.5  # a shared floor reads what the group stored this often
 BATCH = 2000
 MAX_RANGES = 4
 
@@ -46,6 +52,13 @@ class Numbers:
         self.contiguous = contiguous
         self.above: set[int] = set(above or ())
         self.known = max([contiguous, *self.above])  # the highest the table has sent
+        self._settle()
+
+    def add_many(self, numbers: list[int]) -> None:
+        for number in numbers:
+            if number > self.contiguous:
+                self.above.add(number)
+                self.known = max(self.known, number)
         self._settle()
 
     def add(self, number: int) -> None:
@@ -91,8 +104,10 @@ class Floor:
     """`Floor(broker, store)`, `start()` (raises BrokerError), `stop()`."""
 
     def __init__(self, broker: Broker, store: FloorStore, *, client_id: str = "tablectl-floor",
-                 resend_after_s: float = 1.0, measure: bool = False) -> None:
+                 resend_after_s: float = 1.0, measure: bool = False,
+                 share: str | None = None) -> None:
         self.broker = broker
+        self.share = share
         self.store = store
         self.resend_after_s = resend_after_s
         self.tables: dict[str, TableInfo] = {}
@@ -101,7 +116,10 @@ class Floor:
         self.duplicates = 0
         self.error: str | None = None
         self.connected = threading.Event()
+        # Publish-to-floor latency (from `sent` to the store's commit), and the part of
+        # it up to paho's handing the message over (the benchmark's breakdown).
         self.latencies: list[float] | None = [] if measure else None
+        self.receive_latencies: list[float] = []
         self.stored_events = 0
         self._lock = threading.Lock()  # the tables' infos, read by the view
         self._queue: queue.Queue[tuple[str, str, bytes]] = queue.Queue()
@@ -119,8 +137,11 @@ class Floor:
     def _info(self, table: str) -> TableInfo:
         info = self.tables.get(table)
         if info is None:
+            # Seen just now: what it misses is asked for once that stood still for
+            # `resend_after_s`, as ever (its state can come before its first events).
             info = TableInfo(table, events=Numbers(*self.store.numbers(table, "events")),
-                             rounds=Numbers(*self.store.numbers(table, "rounds")))
+                             rounds=Numbers(*self.store.numbers(table, "rounds")),
+                             progress_at=time.monotonic())
             self.tables[table] = info
         return info
 
@@ -128,8 +149,11 @@ class Floor:
 
     def start(self, timeout_s: float = 10.0) -> None:
         """Connect (a wrong address or refused credentials raise BrokerError) and run."""
-        first_connect(self.client, self.broker, clean_start=False,
-                      properties=session_properties(SESSION_EXPIRY_S))
+        # A shared floor keeps no session: what the broker would keep for a member
+        # that is away would wait there, not go to the others (the group asks again).
+        first_connect(self.client, self.broker, clean_start=self.share is not None,
+                      properties=session_properties(
+                          0 if self.share is not None else SESSION_EXPIRY_S))
         self.client.loop_start()
         deadline = time.monotonic() + timeout_s
         while not self.connected.is_set():
@@ -164,7 +188,7 @@ class Floor:
         if getattr(reason_code, "is_failure", False):
             return
         # After a broker restart the session is gone: subscribe every time.
-        client.subscribe([(name, 1) for name in topics.FLOOR_TOPICS])
+        client.subscribe([(name, 1) for name in topics.floor_topics(self.share)])
         if self.error is not None:
             log.info("the broker %s is back", self.broker.address)
         self.error = None
@@ -183,7 +207,7 @@ class Floor:
     # -- the store thread ---------------------------------------------------------------
 
     def _run(self) -> None:
-        last_check = 0.0
+        last_check = last_refresh = 0.0
         while not self._stopping.is_set():
             batch = self._take()
             if batch:
@@ -192,6 +216,12 @@ class Floor:
                 except Exception as error:  # the disk: keep going, the gaps are asked again
                     self._say(f"the floor's store {self.store.path} cannot store: {error}")
             now = time.monotonic()
+            if self.share is not None and now - last_refresh >= REFRESH_S:
+                last_refresh = now
+                try:
+                    self._refresh()
+                except Exception as error:  # the store busy or away: read it next time
+                    self._say(f"the floor's store {self.store.path} cannot be read: {error}")
             if now - last_check >= 0.1:
                 last_check = now
                 self._ask_for_missing(now)
@@ -211,7 +241,7 @@ class Floor:
 
     def _handle(self, batch: list[tuple[str, bytes, float]]) -> None:
         messages: list[EventMessage | RoundMessage] = []
-        sent: dict[tuple[str, int], float] = {}
+        sent: dict[tuple[str, int], tuple[float, float]] = {}
         for name, payload, received in batch:
             try:
                 table, kind = topics.split_topic(name)
@@ -219,7 +249,7 @@ class Floor:
                     event = topics.decode_event(table, payload)
                     messages.append(event)
                     if event.sent is not None:
-                        sent[(table, event.seq)] = event.sent
+                        sent[(table, event.seq)] = (event.sent, received)
                 elif kind == "rounds":
                     messages.append(topics.decode_round(table, payload))
                 elif kind in ("state", "status"):
@@ -241,7 +271,9 @@ class Floor:
         self.stored_events += len(added.events)
         self.duplicates += added.duplicates
         if self.latencies is not None:
-            self.latencies.extend(stored_at - sent[key] for key in added.events if key in sent)
+            timed = [sent[key] for key in added.events if key in sent]
+            self.latencies.extend(stored_at - at for at, _ in timed)
+            self.receive_latencies.extend(received - at for at, received in timed)
         for table, problem in added.refused:
             self.refused += 1
             with self._lock:
@@ -270,6 +302,21 @@ class Floor:
                     value = doc.get(key)
                     if isinstance(value, int) and not isinstance(value, bool):
                         numbers.known = max(numbers.known, value)
+
+    def _refresh(self) -> None:
+        """What the other floor processes of the group stored: from the store."""
+        with self._lock:
+            behind = [(info.table, info.events.contiguous, info.rounds.contiguous)
+                      for info in self.tables.values()
+                      if info.events.known > info.events.contiguous
+                      or info.rounds.known > info.rounds.contiguous]
+        for table, events_after, rounds_after in behind:
+            events = self.store.numbers_after(table, "events", events_after)
+            rounds = self.store.numbers_after(table, "rounds", rounds_after)
+            with self._lock:
+                info = self.tables[table]
+                info.events.add_many(events)
+                info.rounds.add_many(rounds)
 
     def _ask_for_missing(self, now: float) -> None:
         if not self.connected.is_set():

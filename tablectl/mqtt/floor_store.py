@@ -104,11 +104,13 @@ class FloorStore:
         try:
             for message in messages:
                 origin = self.origins.get(message.table)
-                if origin is None:
-                    db.execute("INSERT INTO tables VALUES (?, ?, ?)",
+                if origin is None:  # first seen here (or by another floor process)
+                    db.execute("INSERT OR IGNORE INTO tables VALUES (?, ?, ?)",
                                (message.table, message.origin, received))
-                    self.origins[message.table] = message.origin
-                elif origin != message.origin:
+                    (origin,) = db.execute("SELECT origin FROM tables WHERE table_id = ?",
+                                           (message.table,)).fetchone()
+                    self.origins[message.table] = origin
+                if origin != message.origin:
                     added.refused.append(
                         (message.table, _collision(message.table, origin, message.origin)))
                     continue
@@ -184,6 +186,14 @@ class FloorStore:
             f"SELECT {column} FROM {name} WHERE table_id = ? AND {column} > ? "
             f"ORDER BY {column}", (table, contiguous))]
         return contiguous, above
+
+    def numbers_after(self, table: str, kind: str, after: int, limit: int = 100_000
+                      ) -> list[int]:
+        """The numbers stored above `after` (by any floor process on this store)."""
+        name, column = ("events", "seq") if kind == "events" else ("rounds", "round_no")
+        return [int(n) for (n,) in self.db.execute(
+            f"SELECT {column} FROM {name} WHERE table_id = ? AND {column} > ? "
+            f"ORDER BY {column} LIMIT ?", (table, after, limit))]
 
     def tables(self) -> list[str]:
         return sorted(self.origins) if not self.read_only else [

@@ -13,9 +13,13 @@ first event, so it is the same again.
 from __future__ import annotations
 
 import json
+import logging
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -54,3 +58,33 @@ def save_mark(path: Path, mark: Mark) -> None:
         file.flush()
         os.fsync(file.fileno())
     os.replace(temp, path)
+
+
+class MarkFile:
+    """The mark file of one journal, written at most every `every_s` (or when forced)
+    and only when the mark moved."""
+
+    def __init__(self, path: Path, every_s: float = 0.5) -> None:
+        self.path = path
+        self.every_s = every_s
+        self._saved: tuple[int, int] = (-1, -1)
+        self._saved_at = 0.0
+
+    def load(self) -> Mark | None:
+        mark = load_mark(self.path)
+        if mark is not None:
+            self._saved = (mark.events, mark.rounds)
+        return mark
+
+    def save(self, mark: Mark, force: bool = False) -> None:
+        now = time.monotonic()
+        current = (mark.events, mark.rounds)
+        if current == self._saved or (not force and now - self._saved_at < self.every_s):
+            return
+        try:
+            save_mark(self.path, mark)
+        except OSError as error:
+            log.warning("the publish mark %s cannot be saved (%s): a restart sends some "
+                        "events again, which the floor ignores", self.path, error)
+            return
+        self._saved, self._saved_at = current, now

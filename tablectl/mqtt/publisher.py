@@ -18,29 +18,26 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from journal.outbox import OutboxError, OutboxReader
 from tablectl.mqtt import topics
 from tablectl.mqtt.connect import BrokerError, make_client, refused_reason
-from tablectl.mqtt.outbox import Mark, load_mark, mark_path, save_mark
+from tablectl.mqtt.in_flight import InFlight
+from tablectl.mqtt.outbox import Mark, MarkFile, mark_path
+from tablectl.mqtt.resend import parse_request
+from tablectl.mqtt.seq_key import seq_property
 from tablectl.mqtt.settings import MqttConfig
-
-if TYPE_CHECKING:
-    from tablectl.service import TableService
 
 log = logging.getLogger(__name__)
 
 StateSource = Callable[[], dict[str, Any]]
-MAX_RESEND = 10_000  # events (or rounds) one request may ask for
 STATE_EVERY_S = 0.25  # the retained state at most this often while it changes
 HEARTBEAT_S = 5.0  # and at least this often
-MARK_EVERY_S = 0.5
 CHUNK = 500  # events read from the journal at a time
 ID_CHECK_S = 0.3  # how long a new connection waits for a retained status of the same id
 
@@ -66,11 +63,9 @@ class Publisher:
             self.outbox = OutboxReader(journal)
         except OutboxError as error:
             raise PublisherError(str(error)) from error
-        self._mark_file = mark_path(journal)
+        self._mark_file = MarkFile(mark_path(journal))
         # The origin ("" until the journal has its first event: nothing to publish).
-        self.mark: Mark = load_mark(self._mark_file) or Mark("")
-        self._saved = (self.mark.events, self.mark.rounds) if self.mark.origin else (-1, -1)
-        self._saved_at = 0.0
+        self.mark: Mark = self._mark_file.load() or Mark("")
         self.client: mqtt.Client | None = None
         try:
             self._take_origin()
@@ -84,10 +79,8 @@ class Publisher:
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
-        self._acks: deque[tuple[int, bool]] = deque()
         self._resend: deque[tuple[str, int, int]] = deque()
-        self._inflight: dict[int, tuple[str, int]] = {}
-        self._acked: dict[str, set[int]] = {"e": set(), "r": set()}
+        self._inflight = InFlight()
         self._cursor = {"e": self.mark.events, "r": self.mark.rounds}
         self._state_key: Any = None
         self._state_at = 0.0
@@ -117,7 +110,11 @@ class Publisher:
 
     def _connect(self) -> None:
         client = make_client(self.broker, f"tablectl-{self.table}-{self.origin[:8]}")
-        client.max_inflight_messages_set(256)
+        # The window is the one limit: paho sends each message at once and queues
+        # none (with a limit of its own, paho holds back what is beyond it, and scans
+        # every message it holds at each acknowledgement: with 2,000 in flight, half
+        # the drain rate).
+        client.max_inflight_messages_set(0)
         client.will_set(topics.topic(self.table, "status"), self._status("offline"),
                         qos=1, retain=True)
         client.on_connect = self._on_connect
@@ -202,7 +199,7 @@ class Publisher:
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason_code: Any,
                     properties: Any) -> None:
         # Called with paho's own lock held: hand over and return.
-        self._acks.append((mid, not getattr(reason_code, "is_failure", False)))
+        self._inflight.acknowledged(mid, not getattr(reason_code, "is_failure", False))
         self._wake.set()
 
     def _on_message(self, client: mqtt.Client, userdata: Any,
@@ -218,18 +215,7 @@ class Publisher:
             self._wake.set()
             return
         try:
-            doc = json.loads(message.payload)
-            if not isinstance(doc, dict) or doc.get("v") != topics.VERSION:
-                raise ValueError("not a version 1 request")
-            for kind, key in (("e", "events"), ("r", "rounds")):
-                span = doc.get(key)
-                if span is None:
-                    continue
-                if (not isinstance(span, list) or len(span) != 2 or not all(
-                        isinstance(n, int) and not isinstance(n, bool) and n >= 1
-                        for n in span) or span[1] < span[0]):
-                    raise ValueError(f"{key} must be [first, last]")
-                self._resend.append((kind, span[0], min(span[1], span[0] + MAX_RESEND - 1)))
+            self._resend.extend(parse_request(message.payload))
         except ValueError as error:
             log.warning("a resend request for table %s was ignored: %s", self.table, error)
             return
@@ -279,39 +265,22 @@ class Publisher:
         self._go_online()
         if self.connected.is_set():
             self._serve_resends()
-            while self._drain() and not self._stopping.is_set():
+            while (self._drain() and not self._stopping.is_set()
+                   and self.connected.is_set()):
                 self._take_acks()
             self._publish_state()
         self._save_mark()
 
     def _take_acks(self) -> None:
-        mark = self.mark
-        while self._acks:
-            mid, ok = self._acks.popleft()
-            item = self._inflight.pop(mid, None)
-            if item is None:
-                continue
-            kind, number = item
-            if kind not in self._acked:
-                continue
-            if not ok:
-                # The broker would not take it (its ACL): send again from there, later.
-                message = (f"{self.broker.address} refused a message of table {self.table} "
-                           "(not authorized?); check the broker's ACL for "
-                           f"{topics.PREFIX}/{self.table}/#")
-                if message != self.error:
-                    log.error("%s", message)
-                self.error = message
-                self._cursor[kind] = min(self._cursor[kind], number - 1)
-                continue
-            self._acked[kind].add(number)
-        for kind, attr in (("e", "events"), ("r", "rounds")):
-            acked = self._acked[kind]
-            value = getattr(mark, attr)
-            while value + 1 in acked:
-                value += 1
-                acked.discard(value)
-            setattr(mark, attr, value)
+        for kind, number in self._inflight.take(self.mark):
+            # The broker would not take it (its ACL): send again from there, later.
+            message = (f"{self.broker.address} refused a message of table {self.table} "
+                       "(not authorized?); check the broker's ACL for "
+                       f"{topics.PREFIX}/{self.table}/#")
+            if message != self.error:
+                log.error("%s", message)
+            self.error = message
+            self._cursor[kind] = min(self._cursor[kind], number - 1)
 
     def _room(self) -> int:
         return self.window - len(self._inflight)
@@ -327,8 +296,9 @@ class Publisher:
             payload = topics.event_payload(table, origin, event.seq, event.source,
                                            event.source_ref, event.event, event.at,
                                            time.time())
-            self._send("e", event.seq, topics.topic(table, "events"), payload,
-                       _seq_property(event.seq))
+            if not self._send("e", event.seq, topics.topic(table, "events"), payload,
+                              seq_property(event.seq)):
+                return False
             self._cursor["e"] = event.seq
         rounds = self.outbox.rounds_after(self._cursor["r"], max(self._room(), 0),
                                           upto_seq=self._cursor["e"])
@@ -336,41 +306,61 @@ class Publisher:
             payload = topics.round_payload(table, origin, record.round_no, record.start_seq,
                                            record.end_seq, record.status, record.flags,
                                            record.result, record.at, time.time())
-            self._send("r", record.round_no, topics.topic(table, "rounds"), payload, None)
+            if not self._send("r", record.round_no, topics.topic(table, "rounds"), payload,
+                              None):
+                return False
             self._cursor["r"] = record.round_no
         return len(events) == min(room, CHUNK) and self._room() > 0
 
     def _send(self, kind: str, number: int, name: str, payload: bytes,
-              properties: Properties | None, retain: bool = False) -> None:
+              properties: Properties | None, retain: bool = False) -> bool:
+        """Hand one message to paho; False when paho did not take it (its message id
+        is still in use after a wrap): it is sent again later, from the journal."""
         assert self.client is not None
         info = self.client.publish(name, payload, qos=1, retain=retain, properties=properties)
-        self._inflight[info.mid] = (kind, number)
+        if info.rc not in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
+            log.debug("paho did not take message %s %d (%s)", kind, number, info.rc)
+            return False
+        self._inflight.add(info.mid, kind, number)
         self.sent += 1
+        return True
 
     def _serve_resends(self) -> None:
+        """Send again what the floor asked for, within the window: the rest of a range
+        waits at the head of the queue for room."""
         now = time.time()
-        while self._resend and self._room() > 0:
-            kind, first, last = self._resend.popleft()
+        while self._resend and self._room() > 0 and self.connected.is_set():
+            kind, first, last = self._resend[0]
+            room = self._room()
+            # Only what was sent once; the rest comes in order anyway.
+            upto = min(last, self._cursor[kind])
+            sent = first - 1
             if kind == "e":
-                # Only what was sent once; the rest comes in order anyway.
-                upto = min(last, self._cursor["e"])
-                for event in self.outbox.events_after(first - 1, MAX_RESEND, upto=upto):
+                for event in self.outbox.events_after(first - 1, room, upto=upto):
                     payload = topics.event_payload(
                         self.table, self.origin, event.seq, event.source, event.source_ref,
                         event.event, event.at, now)
-                    self._send("x", event.seq, topics.topic(self.table, "events"), payload,
-                               _seq_property(event.seq))
+                    if not self._send("x", event.seq, topics.topic(self.table, "events"),
+                                      payload, seq_property(event.seq)):
+                        break
+                    sent = event.seq
             else:
-                upto = min(last, self._cursor["r"])
-                for record in self.outbox.rounds_after(first - 1, MAX_RESEND,
+                for record in self.outbox.rounds_after(first - 1, room,
                                                        upto_seq=self._cursor["e"],
                                                        upto_round=upto):
                     payload = topics.round_payload(
                         self.table, self.origin, record.round_no, record.start_seq,
                         record.end_seq, record.status, record.flags, record.result,
                         record.at, now)
-                    self._send("x", record.round_no, topics.topic(self.table, "rounds"),
-                               payload, None)
+                    if not self._send("x", record.round_no, topics.topic(self.table, "rounds"),
+                                      payload, None):
+                        break
+                    sent = record.round_no
+            if sent >= upto:
+                self._resend.popleft()  # done (or nothing of it was sent before)
+            else:
+                self._resend[0] = (kind, sent + 1, last)
+                return
 
     def _publish_state(self) -> None:
         extra = self._state_source() if self._state_source is not None else {}
@@ -394,55 +384,4 @@ class Publisher:
                               "status": status, "at": time.time()})
 
     def _save_mark(self, force: bool = False) -> None:
-        now = time.monotonic()
-        current = (self.mark.events, self.mark.rounds)
-        if current == self._saved or (not force and now - self._saved_at < MARK_EVERY_S):
-            return
-        try:
-            save_mark(self._mark_file, self.mark)
-        except OSError as error:
-            log.warning("the publish mark %s cannot be saved (%s): a restart sends some "
-                        "events again, which the floor ignores", self._mark_file, error)
-            return
-        self._saved = current
-        self._saved_at = now
-
-
-class _SeqKey(Properties):
-    """The journal seq as the message's key: the MQTT 5 user property ("seq", "N"),
-    packed here (paho's general packing costs a fifth of a publish). The bytes are
-    what `Properties.pack()` makes of it (tests/tablectl/mqtt/test_publisher.py)."""
-
-    packed: bytes
-
-    def __init__(self, seq: int) -> None:  # Properties' own checks are what is skipped
-        value = str(seq).encode()
-        body = (b"\x26\x00\x03seq" + len(value).to_bytes(2, "big") + value)
-        object.__setattr__(self, "packetType", PacketTypes.PUBLISH)
-        object.__setattr__(self, "packed", bytes([len(body)]) + body)  # < 128: one byte
-
-    def pack(self) -> bytes:
-        return bytes(self.packed)
-
-
-def _seq_property(seq: int) -> Properties:
-    return _SeqKey(seq)
-
-
-def state_of(service: TableService) -> dict[str, Any]:
-    """What the retained state carries from the table's newest snapshot."""
-    snapshot = service.snapshot
-    due = snapshot.due
-    return {"phase": due.phase, "round_in_play": due.round, "halted": due.halted,
-            "open_flags": list(due.open_flags), "shoe_online": snapshot.shoe_online,
-            "journal_fault": None if snapshot.journal_fault is None
-            else str(snapshot.journal_fault)}
-
-
-def start_publisher(config: MqttConfig, journal: str | Path,
-                    service: TableService) -> Publisher:
-    """The daemon's publisher: woken after every commit, the state from the service."""
-    publisher = Publisher(config, journal, state=lambda: state_of(service))
-    service.after_answers(publisher.wake)
-    publisher.start()
-    return publisher
+        self._mark_file.save(self.mark, force=force)

@@ -42,6 +42,8 @@ class Broker:
 class MqttConfig:
     broker: Broker
     table: str
+    # The floor's web page (`tablectl floor --http`), shown on this table's pit display.
+    floor_url: str | None = None
 
 
 def parse_url(url: str) -> Broker:
@@ -87,7 +89,7 @@ def parse_section(raw: Any, problems: list[str]) -> MqttConfig | None:
         problems.append(f"[mqtt] must be a table of keys, got {type(raw).__name__}")
         return None
     known = {"url", "table", "username", "password", "password_file", "ca_file",
-             "cert_file", "key_file", "keepalive"}
+             "cert_file", "key_file", "keepalive", "floor_url"}
     for key in sorted(set(raw) - known):
         problems.append(f"[mqtt] unknown key {key!r}; allowed keys: {', '.join(sorted(known))}")
     texts: dict[str, str | None] = {}
@@ -130,15 +132,47 @@ def parse_section(raw: Any, problems: list[str]) -> MqttConfig | None:
             problems.append(f"[mqtt] password_file cannot be read: {error.strerror or error}")
     if (texts["cert_file"] is None) != (texts["key_file"] is None):
         problems.append("[mqtt] cert_file and key_file go together: give both or neither")
+    floor_url = texts["floor_url"]
+    if floor_url is not None:
+        try:
+            check_floor_url(floor_url)
+        except MqttSettingsError as error:
+            problems.append(f"[mqtt] {error}")
     if broker is None or table is None:
         return None
     username = texts["username"] or broker.username
     return MqttConfig(Broker(
         broker.host, broker.port, broker.tls or texts["ca_file"] is not None,
         username, password if password is not None else broker.password,
-        texts["ca_file"], texts["cert_file"], texts["key_file"], keepalive), table)
+        texts["ca_file"], texts["cert_file"], texts["key_file"], keepalive), table, floor_url)
 
 
-def from_options(url: str, table: str) -> MqttConfig:
-    """`--mqtt URL --table ID` on the command line."""
-    return MqttConfig(parse_url(url), check_table_id(table))
+def floor_json_url(url: str) -> str:
+    """`http://HOST:PORT[/]` (the floor's `--http` page) as the URL of its floor.json."""
+    text = url.strip()
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise MqttSettingsError(
+            f"floor URL {url!r}: give the floor's web page, http://HOST:PORT "
+            "(`tablectl floor --http HOST:PORT`)")
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        raise MqttSettingsError(f"floor URL {url!r}: the port is not a number") from None
+    if parts.query or parts.fragment:
+        raise MqttSettingsError(f"floor URL {url!r}: no query, just http://HOST:PORT")
+    path = parts.path
+    if not path.endswith("/floor.json"):
+        path = path.rstrip("/") + "/floor.json"
+    return f"{parts.scheme}://{parts.netloc}{path}"
+
+
+def check_floor_url(url: str) -> str:
+    floor_json_url(url)
+    return url
+
+
+def from_options(url: str, table: str, floor_url: str | None = None) -> MqttConfig:
+    """`--mqtt URL --table ID [--floor-url URL]` on the command line."""
+    return MqttConfig(parse_url(url), check_table_id(table),
+                      None if floor_url is None else check_floor_url(floor_url))

@@ -21,6 +21,24 @@ VERSION = 1
 KINDS = ("events", "rounds", "state", "status", "resend")
 # What the floor subscribes to (resend is the floor's own request to a table).
 FLOOR_TOPICS = tuple(f"{PREFIX}/+/{kind}" for kind in ("events", "rounds", "state", "status"))
+SHARED_KINDS = ("events", "rounds")  # split among a share group's floor processes
+
+
+def floor_topics(share: str | None = None) -> list[str]:
+    """What a floor subscribes to. With a share group (MQTT 5 shared subscription) the
+    broker gives each event and round to one floor process of the group; every process
+    still gets every table's state and status (small, retained: a shared subscription
+    is not sent retained messages)."""
+    if share is None:
+        return list(FLOOR_TOPICS)
+    return [f"$share/{share}/{name}" if name.rsplit("/", 1)[1] in SHARED_KINDS else name
+            for name in FLOOR_TOPICS]
+
+
+def check_share_group(name: str) -> str:
+    if not TABLE_ID.match(name):
+        raise ValueError(f"share group {name!r}: use 1-64 letters, digits, '_', '-' or '.'")
+    return name
 MAX_PAYLOAD = 256 * 1024
 
 

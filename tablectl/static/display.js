@@ -47,6 +47,7 @@
     follow();
     loadRounds();
     route();
+    loadFloor();
   }
 
   function showLogin() {
@@ -196,6 +197,51 @@
       return tr;
     });
     $("rounds").tBodies[0].replaceChildren(...rows);
+  }
+
+  // The floor beside the table ([mqtt] floor_url): asked every 2 s while logged in;
+  // a table that shows no floor answers 404 once and the section stays hidden.
+  let floorTimer = null;
+  async function loadFloor() {
+    if (floorTimer) { clearTimeout(floorTimer); floorTimer = null; }
+    let status, answer;
+    try {
+      ({ status, answer } = await call("GET", "/display/floor"));
+    } catch (e) {
+      status = 0;
+    }
+    if (status === 404 || status === 401) { $("floor").hidden = true; return; }
+    floorTimer = setTimeout(loadFloor, 2000);
+    if (status !== 200) { text($("floor-error"), "the table does not answer"); return; }
+    $("floor").hidden = false;
+    text($("floor-error"), answer.error || "");
+    const floor = answer.floor;
+    if (!floor) return;  // the floor is away: its last picture stays, with the error above
+    text($("floor-head"), "broker " + floor.broker + " · shift since " + floor.shift +
+      (floor.error ? " · " + floor.error : ""));
+    const rows = floor.tables.map((row) => {
+      const tr = document.createElement("tr");
+      tr.id = "floor-" + row.table;
+      if (row.table === answer.table) tr.className = "this-table";
+      const notes = [];
+      if (row.missing > 0) notes.push(row.missing + " event(s) missing, asked again");
+      if (row.problem) notes.push(row.problem);
+      const cells = [[row.table], [row.status, "status-" + row.status], [row.profile ?? "–"],
+        [row.round ?? "–", "n"], [row.phase ?? "–"],
+        [signed(row.shift_net), "n " + (row.shift_net > 0 ? "net-pos" : row.shift_net < 0 ? "net-neg" : "")],
+        [row.shift_rounds, "n"], [row.last_event_s === null ? "–" : row.last_event_s + " s", "n"],
+        [(row.open_flags || []).join(", ") || "–", (row.open_flags || []).length ? "flagged" : ""],
+        [notes.join("; ")]];
+      for (const [value, cls] of cells) {
+        const td = document.createElement("td");
+        td.textContent = String(value);
+        if (cls) td.className = cls;
+        tr.appendChild(td);
+      }
+      return tr;
+    });
+    $("floor-tables").tBodies[0].replaceChildren(...rows);
+    text($("floor-house"), signed(floor.house));
   }
 
   function netText(net) {

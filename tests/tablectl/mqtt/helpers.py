@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
+import pytest
 
 from journal import Journal
 from tests.tablectl.helpers import wait_for
@@ -29,6 +31,26 @@ def add_rounds(journal: Journal, rounds: int, *, first: int = 1, nets: list[int]
             "round": number, "status": "settled", "flags": [], "net": {"box1/main": net},
             "settlement": [{"player": "box1", "spot": "main", "stake": 10}]})
         journal.commit()
+
+
+def wait_progressing(condition: Callable[[], object], progress: Callable[[], object],
+                     what: str, stall_s: float = 60.0, limit_s: float = 900.0,
+                     poll_s: float = 0.05) -> None:
+    """Wait until `condition` holds, for as long as `progress()` keeps changing: fail
+    once it stood still for `stall_s` (stuck), or after `limit_s` in all. A loaded
+    machine only makes the wait longer; a stall fails it as soon as it is one."""
+    started = moved = time.monotonic()
+    last = progress()
+    while not condition():
+        now = time.monotonic()
+        current = progress()
+        if current != last:
+            last, moved = current, now
+        if now - moved > stall_s:
+            pytest.fail(f"{what}: no progress for {stall_s:.0f} s (stuck at {last!r})")
+        if now - started > limit_s:
+            pytest.fail(f"{what}: not within {limit_s:.0f} s (at {last!r})")
+        time.sleep(poll_s)  # polling the condition, not waiting for a thread
 
 
 def make_journal(path: Path, rounds: int, **options: Any) -> Journal:

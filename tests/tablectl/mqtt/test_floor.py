@@ -206,3 +206,26 @@ def test_missing_events_are_asked_for_only_once_the_flow_stands_still(
     floor._ask_for_missing(2.8)  # not again at once
     assert len(asked) == 1
     store.close()
+
+
+def test_a_table_first_seen_by_its_state_is_not_asked_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its retained state (20 published) can come before its first events: the floor
+    waits, as for any table, for the flow to stand still before asking."""
+    import time
+
+    from tablectl.mqtt.floor import Floor
+
+    store = FloorStore(tmp_path / "floor.sqlite")
+    floor = Floor(parse_url("mqtt://127.0.0.1:1"), store, resend_after_s=1.0)
+    asked: list[tuple[str, Any]] = []
+    monkeypatch.setattr(floor.client, "publish", lambda topic, payload, qos=0: asked.append(
+        (topic, json.loads(payload))))
+    floor.connected.set()
+    seen = time.monotonic()
+    floor._info("bj-9").events.known = 20
+    floor._ask_for_missing(seen + 0.5)
+    assert asked == []
+    floor._ask_for_missing(seen + 1.5)
+    assert asked == [("tablectl/v1/bj-9/resend", {"v": 1, "events": [1, 20]})]
+    store.close()

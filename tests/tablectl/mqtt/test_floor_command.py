@@ -46,17 +46,20 @@ def test_config_mqtt_section(tmp_path: Path) -> None:
     secret.write_text("pw\n")
     config = parse_config({**base, "mqtt": {"url": "mqtt://b:1883", "table": "bj-1",
                                             "username": "bj-1",
-                                            "password_file": str(secret)}})
+                                            "password_file": str(secret),
+                                            "floor_url": "http://floor:8770"}})
     assert config.mqtt is not None
+    assert config.mqtt.floor_url == "http://floor:8770"
     assert (config.mqtt.table, config.mqtt.broker.username, config.mqtt.broker.password) == (
         "bj-1", "bj-1", "pw")
     assert parse_config(base).mqtt is None  # off by default
     with pytest.raises(ConfigError) as error:
         parse_config({**base, "mqtt": {"url": "tcp://b", "table": "a/b", "colour": 1,
-                                       "keepalive": 1, "cert_file": "c.pem"}})
+                                       "keepalive": 1, "cert_file": "c.pem",
+                                       "floor_url": "mqtt://floor:1883"}})
     text = "\n".join(error.value.problems)
     for says in ("unknown scheme", "table id", "unknown key 'colour'", "keepalive",
-                 "cert_file and key_file"):
+                 "cert_file and key_file", "floor URL 'mqtt://floor:1883': give the floor's"):
         assert says in text
 
 
@@ -67,6 +70,11 @@ def test_run_options_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
     assert "not a broker URL" in capsys.readouterr().err
     assert main(["run", "--sim", "--mqtt", "mqtt://h:1", "--table", "bj/1"]) == 2
     assert "table id" in capsys.readouterr().err
+    assert main(["run", "--sim", "--floor-url", "http://floor:8770"]) == 2
+    assert "--floor-url needs them" in capsys.readouterr().err
+    assert main(["run", "--sim", "--mqtt", "mqtt://h:1", "--table", "bj-1",
+                 "--floor-url", "floor:8770"]) == 2
+    assert "floor URL 'floor:8770'" in capsys.readouterr().err
 
 
 def test_floor_says_what_is_wrong_with_the_broker(

@@ -20,6 +20,7 @@ from tablectl.mqtt.publisher import Publisher
 from tablectl.mqtt.settings import from_options
 from tests.tablectl.helpers import wait_for
 from tests.tablectl.mqtt.broker import Mosquitto
+from tests.tablectl.mqtt.helpers import wait_progressing
 
 TABLES = ("bj-1", "bj-2")
 ROUNDS = 150
@@ -58,13 +59,24 @@ class Run:
             stdout=subprocess.DEVNULL, stderr=log)
 
     def start_floor(self) -> None:
-        log = open(self.folder / "floor.log", "ab")  # noqa: SIM115
-        self.floor = subprocess.Popen(
+        self.floor = self.floor_process("floor", [])
+
+    def floor_process(self, name: str, options: list[str]) -> subprocess.Popen[bytes]:
+        """A floor process, once it is connected to the broker. Until then a broker
+        killed by the test would make it exit (a floor says at once that it cannot
+        reach its broker): the next kill waits for it."""
+        out_path = self.folder / f"{name}.out"
+        before = _connected_floors(out_path)
+        log = open(self.folder / f"{name}.log", "ab")  # noqa: SIM115 - the process keeps it
+        out = open(out_path, "ab")  # noqa: SIM115
+        process = subprocess.Popen(
             [sys.executable, "-m", "tablectl", "floor", "--broker", self.broker.url,
-             "--store", str(self.store), "--view", "lines", "--every", "60"],
-            stdout=subprocess.DEVNULL, stderr=log)
-        wait_for(lambda: _count(self.store, "SELECT COUNT(*) FROM meta") > 0,
-                 "the floor's store", 20)
+             "--store", str(self.store), "--view", "lines", "--every", "60", *options],
+            stdout=out, stderr=log)
+        wait_for(lambda: _connected_floors(out_path) > before or process.poll() is not None,
+                 f"{name} to connect", 120)
+        assert process.poll() is None, (self.folder / f"{name}.log").read_text()
+        return process
 
     def events(self) -> int:
         return sum(_count(self.journal(t), "SELECT COUNT(*) FROM events") for t in TABLES)
@@ -72,11 +84,21 @@ class Run:
     def floor_events(self, table: str) -> int:
         return _count(self.store, "SELECT COUNT(*) FROM events WHERE table_id = ?", table)
 
+    def floor_rounds(self, table: str) -> int:
+        return _count(self.store, "SELECT COUNT(*) FROM rounds WHERE table_id = ?", table)
+
     def stop_all(self) -> None:
         for process in [*self.tables.values(), self.floor]:
             if process is not None and process.poll() is None:
                 process.kill()
                 process.wait(10)
+
+
+def _connected_floors(out: Path) -> int:
+    """How many floor processes said they run, connected (`floor on URL, ...`)."""
+    if not out.exists():
+        return 0
+    return sum(line.startswith("floor on ") for line in out.read_text().splitlines())
 
 
 def _rows(path: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
@@ -95,9 +117,9 @@ def test_kills_lose_nothing_and_store_nothing_twice(broker: Mosquitto, tmp_path:
             run.start_table(table, ROUNDS)
         mark = 0
         for step in range(6):
-            wait_for(lambda m=mark: run.events() >= m + 600
-                     or all(p.poll() is not None for p in run.tables.values()),
-                     "the tables to play on", 60)
+            wait_progressing(lambda m=mark: run.events() >= m + 600
+                             or all(p.poll() is not None for p in run.tables.values()),
+                             run.events, "the tables to play on")
             mark = run.events()
             broker.kill()  # SIGKILL: what it held for the floor is gone
             broker.start()
@@ -111,7 +133,9 @@ def test_kills_lose_nothing_and_store_nothing_twice(broker: Mosquitto, tmp_path:
                 run.floor.wait(10)
                 run.start_floor()
         for table, process in run.tables.items():
-            assert process.wait(120) == 0, (tmp_path / f"{table}.log").read_text()
+            wait_progressing(lambda p=process: p.poll() is not None, run.events,
+                             f"{table} to finish its rounds")
+            assert process.returncode == 0, (tmp_path / f"{table}.log").read_text()
         # What a table had not got acknowledged when it stopped goes out at its next
         # start: here a publisher alone on each journal.
         journals = [Journal(run.journal(t)) for t in TABLES]
@@ -120,13 +144,18 @@ def test_kills_lose_nothing_and_store_nothing_twice(broker: Mosquitto, tmp_path:
         for publisher in publishers:
             publisher.start()
         try:
-            for table, journal in zip(TABLES, journals, strict=True):
-                wait_for(lambda t=table, j=journal: run.floor_events(t) == j.last_committed_seq,
-                         f"the floor to hold all of {table}", 60)
+            for table, journal, publisher in zip(TABLES, journals, publishers, strict=True):
+                # Stuck is a failure; slow (a loaded machine) only takes longer. The
+                # floor asks for what it misses every second, so a stall of a minute
+                # is one.
+                wait_progressing(
+                    lambda t=table, j=journal: run.floor_events(t) == j.last_committed_seq,
+                    lambda t=table, p=publisher: (run.floor_events(t), p.mark.events),
+                    f"the floor to hold all of {table}")
                 rounds = len(journal.rounds())
-                wait_for(lambda t=table, n=rounds: _count(
-                    run.store, "SELECT COUNT(*) FROM rounds WHERE table_id = ?", t) == n,
-                    f"the floor to hold {table}'s rounds", 30)
+                wait_progressing(lambda t=table, n=rounds: run.floor_rounds(t) == n,
+                                 lambda t=table: run.floor_rounds(t),
+                                 f"the floor to hold {table}'s rounds")
         finally:
             for publisher in publishers:
                 publisher.stop()

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+from paho.mqtt.client import mqtt_ms_queued
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from tablectl.mqtt.outbox import load_mark, mark_path
-from tablectl.mqtt.publisher import Publisher, _seq_property
+from tablectl.mqtt.publisher import Publisher
+from tablectl.mqtt.seq_key import seq_property
 from tablectl.mqtt.settings import from_options
 from tests.tablectl.helpers import wait_for
 from tests.tablectl.mqtt.broker import Mosquitto, free_port
@@ -137,11 +140,52 @@ def test_a_resend_request_publishes_that_range_again(broker: Mosquitto, tmp_path
         journal.close()
 
 
+def test_a_large_resend_goes_out_within_the_window(broker: Mosquitto, tmp_path: Path) -> None:
+    """A request for more than the window is sent in slices as the broker acknowledges:
+    the window is the one limit, and paho queues nothing of its own."""
+    journal = make_journal(tmp_path / "j.sqlite", 75)  # 300 events, 75 rounds
+    publisher = Publisher(from_options(broker.url, "bj-3"), journal.path, window=40)
+    most, queued = 0, 0
+    handed = publisher._send
+
+    def counted(*args: Any, **options: Any) -> bool:
+        nonlocal most, queued
+        taken = handed(*args, **options)
+        most = max(most, len(publisher._inflight))
+        assert publisher.client is not None
+        queued += sum(m.state == mqtt_ms_queued
+                      for m in list(publisher.client._out_messages.values()))
+        return taken
+
+    publisher._send = counted  # type: ignore[method-assign]
+    publisher.start()
+    try:
+        wait_for(lambda: publisher.mark.events == 300 and publisher.mark.rounds == 75,
+                 "the first publication", 30)
+        assert publisher.client is not None
+        assert publisher.client._max_inflight_messages == 0  # the window is the limit
+        watcher = Watcher(broker.port, "tablectl/v1/bj-3/+")
+        from tests.tablectl.mqtt.helpers import send
+
+        send(broker.port, "tablectl/v1/bj-3/resend",
+             json.dumps({"v": 1, "events": [1, 300], "rounds": [1, 75]}).encode())
+        watcher.wait(lambda: len(watcher.docs("events")) == 300
+                     and len(watcher.docs("rounds")) == 75, "all of it again", 30)
+        assert [e["seq"] for e in watcher.docs("events")] == list(range(1, 301))
+        assert [r["round"] for r in watcher.docs("rounds")] == list(range(1, 76))
+        assert most <= 40 + 1  # the window, and the retained state
+        assert queued == 0  # paho sent each at once
+        watcher.close()
+    finally:
+        publisher.stop()
+        journal.close()
+
+
 def test_the_seq_key_is_packed_as_paho_packs_a_user_property() -> None:
     for seq in (1, 9, 10, 65_535, 10**15):
         properties = Properties(PacketTypes.PUBLISH)
         properties.UserProperty = ("seq", str(seq))
-        assert _seq_property(seq).pack() == properties.pack()
+        assert seq_property(seq).pack() == properties.pack()
 
 
 def test_a_second_table_with_the_same_id_publishes_nothing(
