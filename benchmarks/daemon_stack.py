@@ -29,6 +29,7 @@ from hwsim.shoe import VirtualShoe
 from table.profiles import Rules, load_profile
 from tablectl.config import Config, parse_config
 from tablectl.daemon import Daemon
+from tablectl.devices import Devices
 from tablectl.links import ServiceLink
 from tablectl.service import TableService
 from tablectl.sim import SIM_PIN_MAP
@@ -151,7 +152,7 @@ class SimStack:
             "api": {"enabled": False},
         }, "<benchmark>")
         self.rules: Rules = load_profile(profile)
-        self.daemon = Daemon(self.config, panel=self.mock.panel, fresh_shoe=True)
+        self.daemon = Daemon(self.config, Devices(panel=self.mock.panel), fresh_shoe=True)
         self.shoe = VirtualShoe(seeded_shoe(self.rules, seed), dealer_paced=True, seed=seed,
                                 link_path=link_path, record_write_times=record_write_times)
         self.seed = seed

@@ -323,7 +323,8 @@ def fusion_poster(service: TableService, fusion: CardFusion,
 
 
 def start_camera(config: Any, service: TableService, *, with_shoe: bool,
-                 source: FrameSource | None = None) -> CameraFeed:
+                 source: FrameSource | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> CameraFeed:
     """Build and start the camera feed of `config.camera` (a `CameraConfig`).
 
     With a shoe the camera is its witness (`shoe+camera`), without one it is the card
@@ -331,7 +332,7 @@ def start_camera(config: Any, service: TableService, *, with_shoe: bool,
     configuration must be fixed); a camera that cannot be opened yet is retried.
     `source` given (a simulated camera, a test's frames): it is read instead of the
     config's `source`, and never reopened; the layout file, fps... still come from
-    the config."""
+    the config. `clock` times the camera's health (how long since a usable frame)."""
     from vision.layout import load_layout
     from vision.recognizer import Recognizer
     from vision.sources import open_source
@@ -355,6 +356,7 @@ def start_camera(config: Any, service: TableService, *, with_shoe: bool,
     post, on_frame = fusion_poster(service, fusion)
     feed = CameraFeed(source, recognizer, layout, post, camera.fps, on_frame=on_frame,
                       reopen=None if injected else reopen,
-                      health=CameraHealth(getattr(camera, "timeout", DEFAULT_TIMEOUT_S)))
+                      health=CameraHealth(getattr(camera, "timeout", DEFAULT_TIMEOUT_S),
+                                          clock=clock))
     feed.fusion = fusion
     return feed.start()

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gpiozero.pins.mock import MockFactory
 
@@ -33,14 +33,12 @@ from tablectl.api import ApiServer
 from tablectl.auth import Authenticator, UsersFile
 from tablectl.buttons import button_event
 from tablectl.config import LOOPBACK, Config
+from tablectl.devices import Devices, PanelDevice
 from tablectl.journal_retry import JournalRetry
 from tablectl.lamps import lamp_picture
 from tablectl.limits import AmountLimits
 from tablectl.service import RECENT_ANSWERS, RefKey, Submission, TableService
 from tablectl.shoe_feed import ShoeFeed
-
-if TYPE_CHECKING:
-    from vision.sources import FrameSource
 
 log = logging.getLogger(__name__)
 
@@ -72,32 +70,27 @@ class _Answers(ReplayWatcher):
 
 
 class Daemon:
-    """The composition root. Pass `panel` to drive given lamps (mock pins in the
-    simulator and tests); otherwise the config's pin map on the default pins.
-    Pass `camera_source` to film the table with a given frame source (the simulated
-    felt in hardware-in-the-loop tests) instead of the `[camera] source`; the
-    `[camera]` section is still needed (layout file, fps)."""
+    """The composition root. `devices` replaces what the config names (mock pins,
+    a simulated shoe or felt, a test's clock: `tablectl.devices`); by default the
+    config's pin map on the default pins, its shoe port and its camera source.
+    `fresh_shoe`: the shoe numbers its frames from 1 at every start (a simulated
+    shoe made anew)."""
 
-    def __init__(self, config: Config, *, panel: Panel | None = None,
-                 make_panel: bool = True, fresh_shoe: bool = False,
-                 camera_source: FrameSource | None = None) -> None:
-        if camera_source is not None and config.camera is None:
+    def __init__(self, config: Config, devices: Devices | None = None, *,
+                 fresh_shoe: bool = False) -> None:
+        self.devices = devices = devices or Devices()
+        if devices.camera is not None and config.camera is None:
             raise DaemonError("a camera source was given but the config has no [camera] "
                               "section (its layout file and fps)")
         self.config = config
         self.fresh_shoe = fresh_shoe
-        self.camera_source = camera_source
-        self.panel = panel
-        self._make_panel = make_panel and panel is None
+        self.panel: PanelDevice | None = devices.panel
         # The mock pins of a panel without lamps (GPIOZERO_PIN_FACTORY=mock).
         self.mock_pins: MockFactory | None = None
         self.rules: Rules | None = None
         self.journal: Journal | None = None
         self.service: TableService | None = None
         self.shoe: ShoeFeed | None = None
-        # Called with the shoe's feed before its reader starts (the simulated table
-        # routes the frames and counts them from the first).
-        self.prepare_shoe: Callable[[ShoeFeed], None] | None = None
         self.api: ApiServer | None = None
         # Who may write through the API: the users file, and tokens issued in memory.
         self.auth = Authenticator(UsersFile(config.api.users))
@@ -124,7 +117,8 @@ class Daemon:
                                     recent_answers=answers)
         journal, rules = self.journal, self.rules
         self.service.retry = JournalRetry(self.service,
-                                          lambda: self.replay(journal, rules)[0])
+                                          lambda: self.replay(journal, rules)[0],
+                                          clock=self.devices.clock)
         self.report = self._settle_interrupted_round(replayed)
         self._start_panel()
         self._start_shoe()
@@ -185,7 +179,7 @@ class Daemon:
 
     def _start_panel(self) -> None:
         assert self.service is not None
-        if self.panel is None and self._make_panel:
+        if self.panel is None:
             # Without lamps (GPIOZERO_PIN_FACTORY=mock): mock pins that can dim (the
             # RGB boxes dim by PWM) and forget old changes (gpiozero's keep them all).
             if os.environ.get("GPIOZERO_PIN_FACTORY") == "mock":
@@ -200,8 +194,6 @@ class Daemon:
                     "pin factory (GPIOZERO_PIN_FACTORY=lgpio on a Pi 5) and that the user is "
                     "in the gpio group; without lamps, set GPIOZERO_PIN_FACTORY=mock"
                 ) from error
-        if self.panel is None:
-            return
         panel = self.panel
         self._closers.append(panel.close)
         self.service.on_change(self._show_lamps)
@@ -247,9 +239,8 @@ class Daemon:
         if shoe.driver == "none" or shoe.port is None:
             return
         self.shoe = ShoeFeed(self.service, shoe.driver, shoe.port, baudrate=shoe.baudrate,
-                             fresh_shoe=self.fresh_shoe)
-        if self.prepare_shoe is not None:
-            self.prepare_shoe(self.shoe)
+                             fresh_shoe=self.fresh_shoe,
+                             open_shoe_link=self.devices.shoe_link)
         self.shoe.start()
         self._closers.append(self.shoe.stop)
 
@@ -292,7 +283,8 @@ class Daemon:
         try:
             self.camera = start_camera(self.config, self.service,
                                        with_shoe=self.shoe is not None,
-                                       source=self.camera_source)
+                                       source=self.devices.camera,
+                                       clock=self.devices.clock)
         except Exception as error:  # a bad layout file or a missing model: fix the config
             raise DaemonError(f"the camera cannot start: {error}") from error
         self._closers.append(self.camera.stop)

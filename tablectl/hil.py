@@ -32,8 +32,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,48 +48,30 @@ from table.scenario import validate_scenario
 from table.views import Due
 from tablectl.config import parse_config
 from tablectl.daemon import Daemon
+from tablectl.devices import Devices
+from tablectl.hil_felt import (
+    CAMERA_FPS,
+    FELT_CARD_WIDTH,
+    FELT_SEED,
+    FeltCard,
+    FeltWatch,
+    Lay,
+    lay_where_due,
+)
 from tablectl.links import HttpTableLink
 from tablectl.sim import SIM_PIN_MAP
 
 if TYPE_CHECKING:
     from hwsim.camera.felt import Felt
 
-    from tablectl.camera_feed import CameraFeed
-    from tablectl.fusion import CardFusion
-    from tablectl.service import TableService
+# Importable from here, where a hardware-in-the-loop run is played.
+__all__ = ["CAMERA_MODES", "FELT_SEED", "FeltCard", "HilResult", "Lay", "Rig",
+           "lay_where_due", "play_scenario", "rig"]
 
 DELIVERY_TIMEOUT_S = 10.0
 PLAY_ACTIONS = ("hit", "stand", "double", "split", "surrender", "buy", "twist")
 
 CAMERA_MODES = ("witness", "only")
-CAMERA_FPS = 20.0
-# A card must be read within this (a render takes up to a second on a busy machine).
-CAMERA_TIMEOUT_S = 20.0
-# How the felt is drawn. 85 px is the smallest card width of the vision benchmark: a long
-# hand (three split hands, a five-card trick) still fits its box. With wider cards the last
-# card of such a hand lies over the box line, and the recognizer may keep the read of its
-# far corner, in the next box. The recognizer is not perfect (docs/vision.md): this seed
-# is one at which it reads the cards of the tests' felts as laid.
-FELT_SEED = 2
-FELT_CARD_WIDTH = 85
-
-
-@dataclass(frozen=True)
-class FeltCard:
-    """A card for the felt: `place` is where the table puts it (a box number or
-    "dealer"), `where` the scenario event ("round 1, event 7")."""
-
-    card: str
-    place: int | str
-    where: str
-
-
-# Lays a card on the felt (the harness's dealer); the default lays it at its place.
-Lay = Callable[["Felt", FeltCard], None]
-
-
-def lay_where_due(felt: Felt, card: FeltCard) -> None:
-    felt.put(card.place, card.card)
 
 
 @dataclass
@@ -124,75 +105,6 @@ def shoe_loads(rounds: list[list[dict[str, Any]]]) -> list[list[str]]:
             elif "card" in event and "box" not in event:
                 loads[-1].append(str(event["card"]))
     return loads
-
-
-class FeltWatch:
-    """The simulated felt and the daemon's camera over it: lays cards and waits
-    until the camera has reported them and the fusion has judged them."""
-
-    def __init__(self, felt: Felt, feed: CameraFeed, service: TableService,
-                 lay: Lay = lay_where_due) -> None:
-        assert feed.fusion is not None
-        self.felt = felt
-        self.feed = feed
-        self.fusion: CardFusion = feed.fusion
-        self.service = service
-        self._lay = lay
-        self.expected_events = 0  # tracker events the felt's changes must produce
-
-    def cards_on_felt(self) -> int:
-        return sum(len(hand) for hand in self.felt.snapshot().values())
-
-    def lay(self, card: FeltCard) -> None:
-        before = self.cards_on_felt()
-        self._lay(self.felt, card)
-        self.expected_events += max(0, self.cards_on_felt() - before)
-        self.settle(card.where, card.card)
-
-    def sweep(self, where: str) -> None:
-        """The round's cards are swept off the felt (the tracker reports it)."""
-        if self.cards_on_felt() == 0:
-            return
-        self.felt.clear()
-        self.expected_events += 1
-        self.settle(where, "the sweep")
-
-    def settle(self, where: str, what: str = "", *, new_frame: bool = True) -> None:
-        """Wait until the camera has reported every card laid (and one frame more, so
-        that its events are on the table's queue), then until the fusion waits for
-        nothing or the round is halted."""
-        deadline = time.monotonic() + CAMERA_TIMEOUT_S
-        if new_frame:
-            while (stats := self.feed.stats()).events < self.expected_events:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(
-                        f"{where}: the camera did not report {what} within "
-                        f"{CAMERA_TIMEOUT_S} s ({stats.events} of {self.expected_events} "
-                        f"felt events; felt {self.felt.snapshot()}; last error "
-                        f"{stats.last_error})")
-                time.sleep(0.01)
-            seen_at = stats.frames
-            while self.feed.stats().frames <= seen_at:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"{where}: the camera stopped reading frames")
-                time.sleep(0.01)
-        fusion = self.fusion
-
-        def idle(table: Any) -> bool:
-            return not fusion.waiting or table.state in ("halted", "void")
-
-        while not self.service.ask(idle):
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{where}: the camera's fusion still waits for a "
-                                   f"card after {CAMERA_TIMEOUT_S} s")
-            time.sleep(0.02)
-
-    def stats(self) -> dict[str, Any]:
-        feed = self.feed.stats()
-        source = self.feed.source
-        return {"flags": dict(self.fusion.stats.flags), "frames": feed.frames,
-                "events": feed.events, "renders": getattr(source, "renders", None),
-                "detect_ms_p50": feed.detect_ms_p50}
 
 
 @dataclass
@@ -245,7 +157,7 @@ def rig(profile: str, rules: dict[str, Any], folder: Path, first_load: list[str]
                          "fps": CAMERA_FPS}
     panel = MockPanel(SIM_PIN_MAP)
     config = parse_config(raw, "<hardware-in-the-loop>")
-    daemon = Daemon(config, panel=panel.panel, camera_source=felt_camera)
+    daemon = Daemon(config, Devices(panel=panel.panel, camera=felt_camera))
     if shoe is not None:
         shoe.start()
     link: HttpTableLink | None = None

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import threading
 import time
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -39,62 +39,52 @@ class ServiceLink:
 
 
 class ServiceForward:
-    """Hands a shadow dealer's events (`hwsim.dealer.shadow.ShadowLink`) to the
-    service without waiting: each is held until the table has applied the shoe
-    frames that came before it (`frames_taken() >= after_frames`). The table's
-    answer is checked against the dealer's own table's: a difference (the two
-    tables no longer the same) or an event not stored is kept in `error`, and
-    the next event handed on raises it."""
+    """Makes a shadow dealer's events (`hwsim.dealer.shadow.ShadowLink`) into
+    submissions that check the table's answer against the dealer's own table's:
+    a difference (the two tables no longer the same) or an event not stored is
+    kept in `error`, and the next event made raises it. Whoever submits them
+    keeps them in order with the shoe's frames (`tablectl.sim_order`)."""
 
-    def __init__(self, service: TableService, frames_taken: Callable[[], int] = lambda: 0,
-                 source: str = "sim") -> None:
-        self.service = service
-        self.frames_taken = frames_taken
+    def __init__(self, source: str = "sim") -> None:
         self.source = source
         self.forwarded = 0
-        self.applied = 0
+        self.answered = 0
         self.error: str | None = None
+        self._answers = threading.Condition()
 
-    def __call__(self, event: dict[str, Any], ref: str, after_frames: int,
-                 expected: Outcome) -> None:
-        frames_taken = self.frames_taken
-
-        def ready() -> bool:
-            return frames_taken() >= after_frames
-
-        self.service.submit(self.submission(event, ref, expected, ready))
-
-    def submission(self, event: dict[str, Any], ref: str, expected: Outcome,
-                   ready: Callable[[], bool] | None = None) -> Submission:
-        """The event as a submission that checks the table's answer against
-        `expected`; raises the error kept from an earlier one."""
+    def submission(self, event: dict[str, Any], ref: str, expected: Outcome) -> Submission:
+        """The event as a submission; raises the error kept from an earlier one."""
         if self.error is not None:
             raise DealerError(self.error)
 
-        def handled(receipt: Receipt) -> None:
-            self.applied += 1  # on the loop thread only
-            if (receipt.malformed or receipt.accepted != expected.accepted
-                    or receipt.flags != expected.flags):
-                self.error = (f"the table answered {event} (ref {ref}) with accepted="
-                              f"{receipt.accepted} {receipt.reason or ''} {receipt.flags}, "
-                              f"the dealer's own table with accepted={expected.accepted} "
-                              f"{expected.reason or ''} {expected.flags}: they differ")
-
-        def stored(receipt: Receipt) -> None:
-            if not receipt.stored and self.error is None:
-                self.error = f"the table did not store {event} (ref {ref}): {receipt.reason}"
+        def answered(receipt: Receipt) -> None:
+            with self._answers:
+                if self.error is None:
+                    self.error = self._difference(event, ref, receipt, expected)
+                self.answered += 1
+                self._answers.notify_all()
 
         self.forwarded += 1
-        return Submission(event, self.source, ref, reply=stored, handled=handled, ready=ready)
+        return Submission(event, self.source, ref, reply=answered)
 
-    def wait_applied(self, timeout_s: float) -> bool:
-        """True once the table has applied every event handed on."""
-        deadline = time.monotonic() + timeout_s
-        while self.applied < self.forwarded:
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.002)
-        return True
+    @staticmethod
+    def _difference(event: dict[str, Any], ref: str, receipt: Receipt,
+                    expected: Outcome) -> str | None:
+        if not receipt.stored and not receipt.malformed:
+            return f"the table did not store {event} (ref {ref}): {receipt.reason}"
+        if (receipt.malformed or receipt.accepted != expected.accepted
+                or receipt.flags != expected.flags):
+            return (f"the table answered {event} (ref {ref}) with accepted="
+                    f"{receipt.accepted} {receipt.reason or ''} {receipt.flags}, the "
+                    f"dealer's own table with accepted={expected.accepted} "
+                    f"{expected.reason or ''} {expected.flags}: they differ")
+        return None
+
+    def wait_answered(self, timeout_s: float) -> bool:
+        """True once the table has answered every event made (each stored or not)."""
+        with self._answers:
+            return self._answers.wait_for(lambda: self.answered >= self.forwarded,
+                                          timeout_s)
 
 
 class HttpTableLink:

@@ -12,121 +12,48 @@ applying, so the next commit takes everything that came in meanwhile.
 
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import threading
-from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from journal import Journal, JournalError
 from table.events import ScenarioError, parse_event
 from table.machine import Table
-from table.views import Due, Outcome, TableView
+from table.views import Outcome
+from tablectl.recent_answers import RECENT_ANSWERS, RecentAnswers, RefKey
+from tablectl.round_record import RoundListener, RoundRecorder
+from tablectl.submission import (
+    NOTHING_TO_STORE,
+    Answer,
+    Derive,
+    Receipt,
+    Reply,
+    ServiceStatus,
+    Snapshot,
+    Submission,
+)
+
+# The service's vocabulary, importable from here as from its own modules.
+__all__ = ["NOTHING_TO_STORE", "RECENT_ANSWERS", "Derive", "Receipt", "RefKey", "Reply",
+           "ServiceStatus", "Snapshot", "Submission", "TableService"]
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Receipt:
-    """What became of a submission, given once its fate is on disk (or cannot be)."""
-
-    stored: bool
-    accepted: bool
-    reason: str | None = None
-    journal_seq: int | None = None
-    duplicate: bool = False
-    flags: tuple[str, ...] = ()
-    # The event is not an event at all: neither applied nor stored (`reason` says why).
-    malformed: bool = False
-    # Refused by the rules and, as its submitter asked (`keep_refused=False`), neither
-    # stored nor noted in the round: the table is as if it had never come.
-    refused: bool = False
-    # Its reference is already stored with a different event: nothing applied or stored.
-    conflict: bool = False
-
-
-Reply = Callable[[Receipt], None]
-# Runs on the loop thread with the table as it stands; returns the events to apply.
-Derive = Callable[[Table], list[dict[str, Any]]]
-
-NOTHING_TO_STORE = Receipt(True, True, "nothing to store")
-
-# How many first answers to referenced events are kept, so that a repeated call
-# (a terminal retrying after a lost answer) hears what the first one was told.
-RECENT_ANSWERS = 4096
-RefKey = tuple[str, str]  # (source, source_ref)
-
-
-@dataclass
-class Submission:
-    """One input. `event` None with no `derive`: nothing to store, only an answer
-    in order (a shoe status the table has no use for must still be acknowledged
-    after the frames before it).
-
-    `reply` hears the receipt once the event is on disk; `applied`, if given,
-    hears it as soon as the event is applied and the lamps show it (before the
-    disk: `stored` there means "bound for the journal"); `handled` hears it on
-    the loop right after the event is applied, before the rest of its batch.
-
-    `ready`, if given, is asked on the loop before the event is applied: while
-    it says no, the event waits, and so does every later event that has a
-    `ready` (they keep their order); events without one go on. It is asked
-    again after each event applied, so a waiting event goes in right after the
-    event it waited for. The simulated table's dealer uses it to make a
-    decision follow the shoe frame it was made after.
-
-    `keep_refused` False: an event the rules refuse is neither stored nor noted in
-    the round (the local API's calls: the caller is told, the journal stays clean)."""
-
-    event: dict[str, Any] | None
-    source: str
-    source_ref: str | None = None
-    reply: Reply | None = None
-    derive: Derive | None = None
-    applied: Reply | None = None
-    handled: Reply | None = None
-    ready: Callable[[], bool] | None = None
-    keep_refused: bool = True
-
-
 Listener = Callable[["TableService"], None]
 # Called on the loop thread right after each event applied, with its outcome.
 EventListener = Callable[[dict[str, Any], Outcome], None]
-# Called on the loop thread with each round's result as it is recorded in the journal.
-RoundListener = Callable[[dict[str, Any]], None]
 # Called after each round of answers (on the thread that answered), e.g. to send
 # the shoe one cumulative acknowledgement for every frame just stored.
 AnsweredHook = Callable[[], None]
 # Called on the loop when the table was rebuilt from the journal after a fault; calls
 # its argument (from any thread) once its source is ready to send again.
 RecoveryHook = Callable[[Callable[[], None]], None]
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """The table as of the last batch, for readers on other threads (the API)."""
-
-    due: Due
-    view: TableView
-    journal_fault: str | None
-    shoe_online: bool
-    journal_seq: int
-    # Why the shoe is offline ("" while it is online).
-    shoe_note: str = ""
-
-
-@dataclass
-class ServiceStatus:
-    """What the lamps and displays show besides the table: set on the loop thread."""
-
-    shoe_online: bool = True
-    shoe_note: str = ""
-    notes: list[str] = field(default_factory=list)
 
 
 class TableService:
@@ -145,20 +72,13 @@ class TableService:
         self.table = table
         self.journal = journal
         self.commit_batch = commit_batch
-        self._answers: OrderedDict[RefKey, Outcome] = OrderedDict()
-        # The bodies of the newest referenced events applied in this run (canonical
-        # JSON), to tell a repeat from a different event under the same reference.
-        self._bodies: OrderedDict[RefKey, str] = OrderedDict()
-        for key, outcome in recent_answers:
-            self._remember(key, outcome)
+        self._recent = RecentAnswers(journal, recent_answers)
         self.status = ServiceStatus()
         self._inbox: queue.SimpleQueue[Submission | None] = queue.SimpleQueue()
         self._listeners: list[Listener] = []
         self._event_listeners: list[EventListener] = []
-        self._round_listeners: list[RoundListener] = []
         self._answered_hooks: list[AnsweredHook] = []
-        rounds = journal.rounds()
-        self._recorded_round = rounds[-1].round_no if rounds else 0
+        self._rounds = RoundRecorder(journal)
         self.journal_fault: str | None = None
         # Resumes the table once the journal can store again (`tablectl.journal_retry`).
         self.retry: Any = None
@@ -175,8 +95,6 @@ class TableService:
         self._unanswered: list[tuple[Submission, Receipt]] = []
         self._commit_wanted = threading.Condition()
         self._loop_done = False
-        # Events whose `ready` said no, oldest first.
-        self._waiting: deque[Submission] = deque()
 
     # Any thread ----------------------------------------------------------
 
@@ -188,18 +106,13 @@ class TableService:
         timeout_s: float = 5.0, keep_refused: bool = True,
     ) -> Receipt:
         """Submit from another thread and block until the event's fate is on disk."""
-        done = threading.Event()
-        box: list[Receipt] = []
-
-        def answer(receipt: Receipt) -> None:
-            box.append(receipt)
-            done.set()
-
-        self.submit(Submission(event, source, source_ref, reply=answer,
+        answer: Answer[Receipt] = Answer()
+        self.submit(Submission(event, source, source_ref, reply=answer.give,
                                keep_refused=keep_refused))
-        if not done.wait(timeout_s):
+        receipt = answer.wait(timeout_s)
+        if receipt is None:
             return Receipt(False, False, "the table did not answer in time; try again")
-        return box[0]
+        return receipt
 
     def call(self, action: Callable[[TableService], None]) -> None:
         """Run `action` on the loop thread (the only writer of service state)."""
@@ -211,18 +124,17 @@ class TableService:
 
     def ask(self, question: Callable[[Table], T], timeout_s: float = 5.0) -> T:
         """Evaluate `question` on the loop thread (a consistent look at the table)."""
-        done = threading.Event()
-        box: list[T] = []
+        answer: Answer[tuple[T]] = Answer()
 
         def derive(table: Table) -> list[dict[str, Any]]:
-            box.append(question(table))
-            done.set()
+            answer.give((question(table),))
             return []
 
         self.submit(Submission(None, "service", derive=derive))
-        if not done.wait(timeout_s):
+        given = answer.wait(timeout_s)
+        if given is None:
             raise TimeoutError("the table's loop did not answer; is it running?")
-        return box[0]
+        return given[0]
 
     def on_change(self, listener: Listener) -> None:
         """Called on the loop thread after every applied batch (lamps, display)."""
@@ -238,7 +150,7 @@ class TableService:
         it: when the next round begins (a card drawn after the settlement may still
         change it until then) or, for a round over, at the stop. Each round once,
         however many rounds one batch holds."""
-        self._round_listeners.append(listener)
+        self._rounds.listeners.append(listener)
 
     def after_answers(self, hook: AnsweredHook) -> None:
         """Call `hook` after each round of answers, once every reply of it was given."""
@@ -260,7 +172,7 @@ class TableService:
     @property
     def recorded_round(self) -> int:
         """The newest round recorded in the journal (or pending there)."""
-        return self._recorded_round
+        return self._rounds.recorded_round
 
     def run(self) -> None:
         """Apply submissions until `stop()`; a committer thread stores and answers.
@@ -315,36 +227,11 @@ class TableService:
         self._answer(answers, stored)
 
     def _apply_batch(self, batch: Iterable[Submission]) -> list[tuple[Submission, Receipt]]:
-        answers: list[tuple[Submission, Receipt]] = []
-        self._apply_waiting(answers)
-        for submission in batch:
-            if submission.ready is not None and (self._waiting or not submission.ready()):
-                self._waiting.append(submission)
-                continue
-            self._apply_submission(submission, answers)
-            self._apply_waiting(answers)
+        answers = [(submission, self._handle(submission)) for submission in batch]
         # The lamps follow the table at once: they need not wait for the disk.
         self.notify()
         self.batches += 1
-        for submission, receipt in answers:
-            if submission.applied is not None:
-                submission.applied(receipt)
         return answers
-
-    def _apply_submission(self, submission: Submission,
-                          answers: list[tuple[Submission, Receipt]]) -> None:
-        receipt = self._handle(submission)
-        answers.append((submission, receipt))
-        if submission.handled is not None:
-            submission.handled(receipt)
-
-    def _apply_waiting(self, answers: list[tuple[Submission, Receipt]]) -> None:
-        waiting = self._waiting
-        while waiting:
-            ready = waiting[0].ready
-            if ready is not None and not ready():
-                return
-            self._apply_submission(waiting.popleft(), answers)
 
     def _hand_to_committer(self, answers: list[tuple[Submission, Receipt]]) -> None:
         with self._commit_wanted:
@@ -406,14 +293,10 @@ class TableService:
         drop them, and go on from `table`, rebuilt from what the journal stored."""
         with self._commit_wanted:
             answers, self._unanswered = self._unanswered, []
-        waiting = [(submission, Receipt(False, False, self.journal_fault))
-                   for submission in self._waiting]
-        self._waiting.clear()
-        self._answer(answers + waiting, False)
+        self._answer(answers, False)
         self.journal.discard_unstored()
         self.table = table
-        rounds = self.journal.rounds()
-        self._recorded_round = rounds[-1].round_no if rounds else 0
+        self._rounds.reread()
         self.notify()
 
     def clear_journal_fault(self) -> None:
@@ -462,11 +345,7 @@ class TableService:
                          else self.journal.seq_of_source_ref(source, source_ref))
             if stored_as is not None:
                 assert source_ref is not None
-                if self._differs(source, source_ref, stored_as, event):
-                    return Receipt(False, False, f"the id {source_ref!r} is already stored "
-                                   f"(event {stored_as}) with a different event; give each "
-                                   "new event a new id", stored_as, conflict=True)
-                return self._repeated(source, source_ref, stored_as)
+                return self._recent.answer_again((source, source_ref), stored_as, event)
             # Parsed once; the journal stores the dict.
             outcome = self.table.apply(parsed, keep_refused=keep_refused)
             if not outcome.accepted and not keep_refused:
@@ -475,23 +354,15 @@ class TableService:
             for listener in self._event_listeners:
                 self._tell(listener, event, outcome)
             if source_ref is not None:
-                self._remember((source, source_ref), outcome)
-                self._bodies[(source, source_ref)] = _canonical(event)
-                if len(self._bodies) > RECENT_ANSWERS:
-                    self._bodies.popitem(last=False)
+                self._recent.remember((source, source_ref), event, outcome)
             # Before the append: the event that began a round is the new round's first.
-            self._record_finished_rounds()
+            self._rounds.record_finished(self.table)
             seq = self.journal.append(event, source, source_ref, known_new=True,
                                       refused=None if outcome.accepted else outcome.reason)
         except (JournalError, ValueError) as error:
             self._journal_failed(error)
             return Receipt(False, False, self.journal_fault)
         return Receipt(True, outcome.accepted, outcome.reason, seq, False, outcome.flags)
-
-    def _remember(self, key: RefKey, outcome: Outcome) -> None:
-        self._answers[key] = outcome
-        if len(self._answers) > RECENT_ANSWERS:
-            self._answers.popitem(last=False)
 
     @staticmethod
     def _tell(listener: Callable[..., None], *args: Any) -> None:
@@ -500,62 +371,13 @@ class TableService:
         except Exception:  # a view must never stop the table
             log.exception("a table listener failed")
 
-    def _differs(self, source: str, source_ref: str, stored_as: int,
-                 event: dict[str, Any]) -> bool:
-        """Whether `event` is not the one stored under this reference."""
-        body = self._bodies.get((source, source_ref))
-        if body is None:
-            stored = self.journal.event_at(stored_as)
-            if stored is None:
-                return False  # not at hand: taken for the same, as before
-            body = _canonical(stored)
-        return body != _canonical(event)
-
-    def _repeated(self, source: str, source_ref: str, stored_as: int) -> Receipt:
-        """The answer to an event sent again under a reference already stored."""
-        first = self._answers.get((source, source_ref))
-        if first is None:
-            return Receipt(True, True, f"already stored as event {stored_as}; its first "
-                           f"answer is older than the last {RECENT_ANSWERS} and no longer "
-                           "at hand: see `tablectl journal`", stored_as, duplicate=True)
-        reason = "already stored" if first.reason is None else first.reason
-        return Receipt(True, first.accepted, reason, stored_as, True, first.flags)
-
-    def _record_finished_rounds(self) -> None:
-        """Record every round before the one now in play. A round is recorded when
-        the next one begins, not at settlement: a card drawn after the settlement
-        still belongs to it (flagged, burned on `accept`)."""
-        table = self.table
-        if table.rounds_played <= self._recorded_round + 1:
-            return
-        for result in table.results(since=self._recorded_round):
-            if result["round"] >= table.rounds_played:
-                break
-            self.journal.record_round(result["round"], result)
-            self._recorded_round = result["round"]
-            for listener in self._round_listeners:
-                self._tell(listener, result)
-
     def _record_round_over_at_stop(self) -> None:
-        """At a stop, a round that is over (settled or void) is recorded too: no
-        next round will begin in this run to record it. A card drawn before the
-        next round after a restart is journaled with that round."""
-        table = self.table
-        if (self.journal_fault is not None or table.state not in ("settled", "void")
-                or table.rounds_played != self._recorded_round + 1):
-            return
-        result = table.current_result()
-        if result is None:
+        if self.journal_fault is not None:
             return
         try:
-            self.journal.record_round(result["round"], result)
-            self.journal.commit()
+            self._rounds.record_over_at_stop(self.table)
         except (JournalError, ValueError) as error:
             self._journal_failed(error)
-            return
-        self._recorded_round = result["round"]
-        for listener in self._round_listeners:
-            self._tell(listener, result)
 
     def _commit(self) -> bool:
         if self.journal_fault is not None:
@@ -576,6 +398,3 @@ class TableService:
             "resumes by itself from what the journal stored (the shoe re-sends the rest)"
         )
 
-
-def _canonical(event: Any) -> str:
-    return json.dumps(event, sort_keys=True, separators=(",", ":"))

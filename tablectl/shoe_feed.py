@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from firmware_bridge.serial_port import Backoff
 from firmware_bridge.shoelink.events import (
@@ -30,8 +30,8 @@ from firmware_bridge.shoelink.events import (
     ShoeStatus,
     ShoeUnreadable,
 )
-from firmware_bridge.shoelink.link import ShoeLinkReader
 from firmware_bridge.text_scanner import RejectedLine, ScannedCard, ScannerEvent, TextScannerReader
+from tablectl.devices import OpenShoeLink, ShoeLinkDevice, ShoeLinkSettings, open_shoelink
 from tablectl.service import Receipt, Reply, ServiceStatus, Submission, TableService
 
 log = logging.getLogger(__name__)
@@ -39,11 +39,6 @@ log = logging.getLogger(__name__)
 SOURCE = "shoe"
 # Shoe statuses that are table events; the others (empty, lid, jam) are notes.
 TABLE_STATUSES = {"loaded": "loaded", "cut_card": "cut_card"}
-
-
-class Reader(Protocol):
-    def start(self) -> None: ...
-    def stop(self, timeout_s: float = 2.0) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -81,19 +76,13 @@ class ShoeFeed:
         baudrate: int = 115_200,
         backoff: Backoff | None = None,
         fresh_shoe: bool = False,
+        open_shoe_link: OpenShoeLink = open_shoelink,
     ) -> None:
         """`fresh_shoe`: the shoe numbers its frames from 1 whatever the journal holds
-        (a simulated shoe made anew at each start)."""
+        (a simulated shoe made anew at each start). `open_shoe_link` opens a ShoeLink
+        shoe's reader (`tablectl.devices`)."""
         self.service = service
         self.driver = driver
-        # Called on the table's loop with each ShoeLink frame's seq right after it is
-        # applied (the simulated table's dealer keeps count).
-        self.on_handled: Callable[[int], None] | None = None
-        # Where each ShoeLink frame's submission goes, with the frame's ordinal (1 for
-        # the first this reader delivered): the service, unless the simulated table
-        # puts the frames in order with its dealer's events (`tablectl.sim_order`).
-        self.route: Callable[[int, Submission], None] | None = None
-        self._frames_delivered = 0
         # The newest frame stored in the round of answers going on (ACK is
         # cumulative: one ACK after the round covers every frame in it).
         self._ack_due: int | None = None
@@ -102,12 +91,13 @@ class ShoeFeed:
         known_uptime = last.uptime_ms if last else None
         if fresh_shoe and last is not None:
             self._epoch, self._last_seq, known_uptime = self._epoch + 1, 0, None
-        self.reader: ShoeLinkReader | TextScannerReader
+        # The ShoeLink reader that is acknowledged; None for a text scanner.
+        self.link: ShoeLinkDevice | None = None
+        self.reader: ShoeLinkDevice | TextScannerReader
         if driver == "shoelink":
-            self.reader = ShoeLinkReader(
-                port, self._on_shoelink, resume_after=self._last_seq,
-                baudrate=baudrate, backoff=backoff, known_uptime_ms=known_uptime,
-            )
+            self.link = self.reader = open_shoe_link(
+                ShoeLinkSettings(port, baudrate, backoff, self._last_seq, known_uptime),
+                self._on_shoelink)
         elif driver == "text":
             self.reader = TextScannerReader(
                 port, self._on_scanner, baudrate=baudrate, backoff=backoff
@@ -116,7 +106,7 @@ class ShoeFeed:
             raise ValueError(f"unknown shoe driver {driver!r}: shoelink or text")
 
     def start(self) -> None:
-        if isinstance(self.reader, ShoeLinkReader):
+        if self.link is not None:
             self.service.after_answers(self._send_due_ack)
             self.service.recovery_hooks.append(self._read_again_after_stored)
         self.reader.start()
@@ -126,7 +116,7 @@ class ShoeFeed:
         stored frame, so the frames the shoe still holds (never acknowledged) are
         delivered again; `ready` once it has (on the reader thread, after every
         frame it delivered before)."""
-        assert isinstance(self.reader, ShoeLinkReader)
+        assert self.link is not None
         last = parse_ref(self.service.journal.last_source_ref(SOURCE))
         epoch = self._epoch
         stored = last.seq if last is not None and last.epoch == epoch else 0
@@ -135,7 +125,7 @@ class ShoeFeed:
             self._epoch, self._last_seq, self._ack_due = epoch, stored, None
             ready()
 
-        self.reader.rewind(stored, rewound)
+        self.link.rewind(stored, rewound)
 
     def stop(self) -> None:
         self.reader.stop()
@@ -157,16 +147,10 @@ class ShoeFeed:
         if event.seq <= self._last_seq:  # numbering started again (or wrapped)
             self._epoch += 1
         self._last_seq = event.seq
-        assert isinstance(self.reader, ShoeLinkReader)
-        ref = str(FrameRef(self._epoch, event.seq, self.reader.shoe_uptime_ms))
-        submission = Submission(self._table_event(event), SOURCE, ref,
-                                reply=self._acknowledger(event.seq),
-                                handled=self._handler(event.seq))
-        self._frames_delivered += 1
-        if self.route is not None:
-            self.route(self._frames_delivered, submission)
-        else:
-            self.service.submit(submission)
+        assert self.link is not None
+        ref = str(FrameRef(self._epoch, event.seq, self.link.shoe_uptime_ms))
+        self.service.submit(Submission(self._table_event(event), SOURCE, ref,
+                                       reply=self._acknowledger(event.seq)))
 
     @staticmethod
     def _table_event(event: ShoeCard | ShoeUnreadable | ShoeStatus) -> dict[str, Any] | None:
@@ -190,15 +174,8 @@ class ShoeFeed:
     def _send_due_ack(self) -> None:
         """After a round of answers (committer thread): one cumulative ACK."""
         seq, self._ack_due = self._ack_due, None
-        if seq is not None and isinstance(self.reader, ShoeLinkReader):
-            self.reader.ack(seq)
-
-    def _handler(self, seq: int) -> Reply:
-        def handled(_: Receipt) -> None:
-            if self.on_handled is not None:
-                self.on_handled(seq)
-
-        return handled
+        if seq is not None and self.link is not None:
+            self.link.ack(seq)
 
     def _on_scanner(self, event: ScannerEvent) -> None:
         if isinstance(event, LinkState):

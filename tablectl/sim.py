@@ -10,7 +10,6 @@ the daemon, its lamps and its journal run in this one.
 
 from __future__ import annotations
 
-import collections
 import logging
 import multiprocessing
 import os
@@ -29,17 +28,16 @@ from typing import Any, TextIO
 from hwsim.panel import MockPanel
 from hwsim.shoe import LineFaults
 
+from firmware_bridge.shoelink.events import ShoeEvent
 from journal import JournalError, JournalReader
-from table.views import Outcome
 from tablectl.auth import UsersFile
 from tablectl.config import DEFAULT_SIM_JOURNAL, Config, parse_config
 from tablectl.daemon import Daemon, DaemonError
-from tablectl.display import dealer_instruction, render_table, round_line
-from tablectl.lamps import lamp_picture
+from tablectl.devices import Devices, ShoeLinkDevice, ShoeLinkSettings, open_shoelink
+from tablectl.display import round_line
 from tablectl.links import ServiceForward
 from tablectl.mqtt.settings import MqttConfig
-from tablectl.service import TableService
-from tablectl.shoe_feed import ShoeFeed
+from tablectl.service import Submission, TableService
 from tablectl.sim_cleanup import FOLDER_PREFIX, signal_name, sweep_stale_folders
 from tablectl.sim_devices import (
     DeviceOptions,
@@ -52,6 +50,7 @@ from tablectl.sim_devices import (
     run_devices,
 )
 from tablectl.sim_order import DevicesOrder
+from tablectl.sim_view import LiveView
 
 log = logging.getLogger(__name__)
 
@@ -64,11 +63,8 @@ SIM_PIN_MAP: dict[str, Any] = {
     "buttons": {"stand": 25, "void": 26, "new_shoe": 27},
 }
 DEVICES_START_S = 60.0  # a slow Pi importing the simulator for the first time
-# The live view shows each change of the table for this long (the dealer's DRAW,
-# then STAND or BUST, are each seen); behind by more frames than FRAMES_BEHIND
-# (a table flat out) it jumps to the newest.
-FRAME_S = 0.08
-FRAMES_BEHIND = 64
+# How often a wait for the table looks whether the simulation was stopped meanwhile.
+STOP_CHECK_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -107,21 +103,18 @@ class SimulatedTable:
         self._folder = tempfile.TemporaryDirectory(prefix=f"{FOLDER_PREFIX}{os.getpid()}-")
         self.panel: MockPanel | None = None
         self.daemon: Daemon | None = None
-        self.forward: ServiceForward | None = None
-        self.order: DevicesOrder | None = None
+        self.forward = ServiceForward()
+        # The shoe's frames and the dealer's events, in the devices' order.
+        self.order = DevicesOrder(self._submit)
         # What the devices' side reported once the dealer played every round.
         self.done: Done | None = None
-        self.frames_taken = 0  # the shoe's frames the table has applied
         self.error: BaseException | str | None = None
         self._devices: BaseProcess | None = None
         self._pipe: Connection | None = None
         self._link_thread: threading.Thread | None = None
         self._backlog: list[object] = []  # what came before the daemon was open
         self._stop = threading.Event()
-        self._frames: collections.deque[str] = collections.deque()
-        self._frames_ready = threading.Condition()
-        self._last_key: tuple[Any, ...] = ()
-        self._drawer: threading.Thread | None = None
+        self._view: LiveView | None = None
         self._rounds_before = 0
 
     @property
@@ -161,13 +154,14 @@ class SimulatedTable:
         self.panel = MockPanel(SIM_PIN_MAP)
         # The daemon checks the config and profile before the devices are made.
         config = self.config(str(link_path))
-        self.daemon = Daemon(config, panel=self.panel.panel, fresh_shoe=True)
+        self.daemon = Daemon(config, Devices(panel=self.panel.panel,
+                                             shoe_link=self._open_shoe_link),
+                             fresh_shoe=True)
         shoe_path = self._start_devices(DeviceOptions(
             options.profile, dict(config.table.rules), options.journal, str(link_path),
             options.rounds, options.seed, options.boxes, options.mistake_rate,
             options.faults, options.pace_s,
         ))
-        self.daemon.prepare_shoe = self._prepare_shoe
         report = self.daemon.open()
         self._rounds_before = report.rounds_recorded
         service = self._service()
@@ -177,13 +171,11 @@ class SimulatedTable:
         service.retry = None
         service.on_change(self._stop_on_journal_fault)
         if options.live_view:
-            service.on_event(self._frame)
-            self._drawer = threading.Thread(target=self._draw_frames, name="sim-view",
-                                            daemon=True)
-            self._drawer.start()
+            self._view = LiveView(service, self.out)
+            service.on_event(self._view.event_applied)
+            self._view.start()
         else:
             service.on_round_recorded(self._print_round)
-        self.forward = ServiceForward(service)
         print(f"simulated table: profile {options.profile}, {options.boxes} boxes, journal "
               f"{options.journal} ({report.events_replayed} events replayed), virtual shoe "
               f"{shoe_path}", file=self.out, flush=True)
@@ -258,14 +250,14 @@ class SimulatedTable:
             how = f"exited with status {code}"
         return f"the simulated devices' process ({process.name}, pid {process.pid}) {how}"
 
-    def _prepare_shoe(self, feed: ShoeFeed) -> None:
-        """Before the shoe's reader starts: its frames go in the devices' order."""
-        self.order = DevicesOrder(feed.service.submit)
-        feed.route = self.order.frame_arrived
-        feed.on_handled = self._frame_handled
+    def _open_shoe_link(self, settings: ShoeLinkSettings,
+                        deliver: Callable[[ShoeEvent], None]) -> ShoeLinkDevice:
+        """The virtual shoe's reader on its pty, whose frames reach the daemon in the
+        devices' order, among the dealer's events."""
+        return open_shoelink(settings, self.order.reader_delivers_to(deliver))
 
-    def _frame_handled(self, seq: int) -> None:
-        self.frames_taken += 1  # on the table's loop, one call per shoe frame, in order
+    def _submit(self, submission: Submission) -> None:
+        self._service().submit(submission)
 
     def _service(self) -> TableService:
         assert self.daemon is not None and self.daemon.service is not None
@@ -290,10 +282,8 @@ class SimulatedTable:
         self._end_devices()
         if self._link_thread is not None:
             self._link_thread.join(5.0)
-        with self._frames_ready:
-            self._frames_ready.notify_all()
-        if self._drawer is not None:
-            self._drawer.join(2.0)
+        if self._view is not None:
+            self._view.stop()
         self._folder.cleanup()
 
     def _end_devices(self) -> None:
@@ -311,7 +301,7 @@ class SimulatedTable:
     # -- the devices' side, on the sim-devices thread ---------------------------------------
 
     def _listen(self) -> None:
-        assert self._pipe is not None and self.forward is not None and self.order is not None
+        assert self._pipe is not None
         pipe, forward, order = self._pipe, self.forward, self.order
         messages, self._backlog = self._backlog, []
         try:
@@ -346,16 +336,23 @@ class SimulatedTable:
             self.stop()
 
     def _wait_for_the_table(self, done: Done) -> None:
-        """The dealer is done: wait until the table has applied all he did."""
-        assert self.forward is not None
-        forward = self.forward
+        """The dealer is done: wait until the table has stored all he did."""
+        forward, order = self.forward, self.order
         while not self._stop.is_set():
-            if self.frames_taken >= done.frames_made and forward.wait_applied(0.1):
+            if (order.wait_frames_passed(done.frames_made, STOP_CHECK_S)
+                    and forward.wait_answered(STOP_CHECK_S) and self._loop_caught_up()):
                 break
-            time.sleep(0.002)
         if forward.error is not None:
             self.error = forward.error
         self.done = done
+
+    def _loop_caught_up(self) -> bool:
+        """True once the table's loop has applied everything submitted before."""
+        try:
+            self._service().ask(lambda _: None, STOP_CHECK_S)
+        except TimeoutError:
+            return False
+        return True
 
     # -- what the terminal shows ---------------------------------------------------------
 
@@ -363,55 +360,6 @@ class SimulatedTable:
         """One line per round as the journal records it (when the next round begins,
         or at the stop), each round once (on the table's loop)."""
         print(round_line(result), file=self.out, flush=True)
-
-    def _frame(self, event: dict[str, Any], outcome: Outcome) -> None:
-        """On the table's loop after each event: the table as it now stands, kept for
-        the drawing thread as a frame of its own when the phase, the box that is up,
-        the dealer's hand or instruction, or the flags changed; else it updates the
-        newest frame not yet drawn."""
-        service = self._service()
-        table = service.table
-        view, due = table.view(), table.due()
-        picture = lamp_picture(view, due, shoe_online=service.status.shoe_online,
-                               journal_fault=service.journal_fault is not None)
-        net = None
-        if view.phase in ("settled", "void"):
-            result = table.current_result()
-            net = result.get("net", {}) if result is not None else None
-        inventory = table.inventory
-        shoe = {"online": service.status.shoe_online, "size": inventory.size,
-                "dealt": inventory.dealt, "cut_card_out": table.new_shoe_due}
-        stats = {"rounds": table.rounds_played, "events": service.events_applied}
-        text = render_table(view, due, picture, stats, net=net, shoe=shoe, legend=True)
-        key = (view.round, view.phase, due.box, due.hand, dealer_instruction(view, picture),
-               len(view.dealer) if view.phase == "dealer" else 0, view.halted, view.flags)
-        with self._frames_ready:
-            if key == self._last_key and self._frames:
-                self._frames[-1] = text
-            else:
-                self._frames.append(text)
-            self._last_key = key
-            self._frames_ready.notify()
-
-    def _draw_frames(self) -> None:
-        """Draws each kept frame for FRAME_S, so every phase of a round is seen."""
-        while not self._stop.is_set():
-            with self._frames_ready:
-                while not self._frames and not self._stop.is_set():
-                    self._frames_ready.wait()
-                if self._stop.is_set():  # the table as it ended stays on the screen
-                    if self._frames:
-                        self.out.write("\x1b[H\x1b[J" + self._frames[-1] + "\n")
-                        self.out.flush()
-                    return
-                if len(self._frames) > FRAMES_BEHIND:  # flat out: the newest only
-                    newest = self._frames[-1]
-                    self._frames.clear()
-                    self._frames.append(newest)
-                text = self._frames.popleft()
-            self.out.write("\x1b[H\x1b[J" + text + "\n")
-            self.out.flush()
-            self._stop.wait(FRAME_S)
 
 
 def pit_login(users: UsersFile) -> str:

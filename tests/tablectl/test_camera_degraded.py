@@ -4,7 +4,7 @@ recovers by itself when frames come back.
 
 The daemon runs on the whole stack: a virtual ShoeLink shoe on a pty, the local API on
 a free port, a real SQLite journal. Its camera is a source object injected at the
-device interface (`Daemon(config, camera_source=...)`) that hands out the still images
+device interface (`Daemon(config, Devices(camera=...))`) that hands out the still images
 of a folder (through `vision.sources`) until it is told to fail in one of the ways a
 real camera does.
 """
@@ -28,6 +28,7 @@ from hwsim.shoe import ShoeTiming, VirtualShoe
 from journal import JournalReader
 from tablectl.config import parse_config
 from tablectl.daemon import Daemon
+from tablectl.devices import Devices
 from tablectl.sim import SIM_PIN_MAP
 from tests.tablectl.helpers import wait_for
 from vision.sources import open_source
@@ -148,7 +149,7 @@ def rig(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RunningDaemo
         raw["shoe"] = {"driver": "shoelink", "port": str(tmp_path / "virtual-shoe")}
         shoe.start()
     panel = MockPanel(SIM_PIN_MAP)
-    daemon = Daemon(parse_config(raw, "<test>"), panel=panel.panel, camera_source=camera)
+    daemon = Daemon(parse_config(raw, "<test>"), Devices(panel=panel.panel, camera=camera))
     try:
         daemon.open()
         yield RunningDaemon(daemon, camera, tmp_path / "journal.sqlite", shoe)

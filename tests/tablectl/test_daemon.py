@@ -8,7 +8,6 @@ import http.client
 import json
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,15 +20,25 @@ from hwsim.dealer.shoes import seeded_shoe
 from hwsim.panel import MockPanel
 from hwsim.shoe import LineFaults, ShoeTiming, VirtualShoe
 
-from firmware_bridge.panel import BoxLamp
-from journal import Journal, JournalReader
+from firmware_bridge.panel import BoxLamp, Panel
+from firmware_bridge.shoelink.events import ShoeEvent
+from journal import Journal, JournalReader, SealedBatch
 from table.machine import Table
 from table.profiles import load_profile
+from table.views import Outcome
 from tablectl.config import ApiConfig, Config, parse_config
 from tablectl.daemon import Daemon, DaemonError
+from tablectl.devices import (
+    Devices,
+    NoPanel,
+    OpenShoeLink,
+    ShoeLinkDevice,
+    ShoeLinkSettings,
+    open_shoelink,
+)
 from tablectl.links import ServiceForward
-from tablectl.service import Submission, TableService
-from tablectl.shoe_feed import ShoeFeed
+from tablectl.service import TableService
+from tablectl.sim_order import DevicesOrder
 from tests.tablectl.helpers import wait_for
 
 TIMING = ShoeTiming(resend_interval_s=0.1, heartbeat_interval_s=0.05)
@@ -169,11 +178,11 @@ class Bench:
 
     def open(self, profile: str = "casinos-austria",
              rules: dict[str, Any] | None = None,
-             prepare_shoe: Callable[[ShoeFeed], None] | None = None) -> Running:
+             shoe_link: OpenShoeLink = open_shoelink) -> Running:
         assert self.shoe is not None, "start the shoe first"
         mock = MockPanel(PIN_MAP)
-        daemon = Daemon(self.config(profile, rules), panel=mock.panel)
-        daemon.prepare_shoe = prepare_shoe
+        daemon = Daemon(self.config(profile, rules),
+                        Devices(panel=mock.panel, shoe_link=shoe_link))
         daemon.open()
         running = Running(daemon, mock, VirtualShoeCards(self.shoe), daemon.run_in_thread())
         self.opened.append(running)
@@ -404,7 +413,7 @@ def test_a_file_that_is_not_this_tables_journal_is_refused_untouched(
         bench: Bench, make: Any, message: str) -> None:
     make(bench.journal_path)
     before = bench.journal_path.read_bytes()
-    daemon = Daemon(bench.config(), make_panel=False)
+    daemon = Daemon(bench.config(), Devices(panel=NoPanel()))
     with pytest.raises(DaemonError) as refused:
         daemon.open()
     daemon.close()
@@ -525,8 +534,12 @@ def test_a_shoe_rebooted_while_the_daemon_was_down_is_read(bench: Bench) -> None
     first.post({"deal": {}}, "t:2")
     first.draw("TS", "5C")
     # The journal keeps the shoe's uptime with each frame; a real shoe has been up
-    # for hours, this one for a moment: let it run a while before its last card.
-    time.sleep(2.5)
+    # for hours, this one for a moment: its last card once the reader has heard it
+    # has been up a while (its restart below reports less).
+    feed = first.daemon.shoe
+    assert feed is not None and feed.link is not None
+    link = feed.link
+    wait_for(lambda: (link.shoe_uptime_ms or 0) >= 2500, "the shoe up for 2.5 s")
     first.draw("7D")
     stored = bench.shoe_events()
     bench.close(first)
@@ -548,7 +561,25 @@ def test_a_shoe_rebooted_while_the_daemon_was_down_is_read(bench: Bench) -> None
     assert [ref for ref, _ in bench.shoe_events()[-2:]] == ["1:1", "1:2"]
 
 
-def test_a_dealer_with_his_own_table_never_waits_and_nothing_is_lost(bench: Bench) -> None:
+def count_commits(monkeypatch: pytest.MonkeyPatch,
+                  disk_free: threading.Event | None = None) -> list[int]:
+    """The size of each commit the journal writes, from the first; with `disk_free`,
+    each commit waits for it (a slow disk)."""
+    commits: list[int] = []
+    real_write = Journal.write
+
+    def write(journal: Journal, batch: SealedBatch) -> int:
+        commits.append(batch.size)
+        if disk_free is not None:
+            assert disk_free.wait(10.0)
+        return real_write(journal, batch)
+
+    monkeypatch.setattr(Journal, "write", write)
+    return commits
+
+
+def test_a_dealer_with_his_own_table_never_waits_and_nothing_is_lost(
+        bench: Bench, monkeypatch: pytest.MonkeyPatch) -> None:
     """The simulated table's dealer keeps his own copy of the table and hands every
     event on without waiting: the daemon still gets them in the same order (each
     decision after the shoe frames before it), the journal catches up in group
@@ -565,31 +596,43 @@ def test_a_dealer_with_his_own_table_never_waits_and_nothing_is_lost(bench: Benc
 
     shoe = bench.start_shoe(cards)
     shadow = Table(rules)
+    commits = count_commits(monkeypatch)
+    # As in the simulator, the shoe announces each frame it makes, in order among the
+    # dealer's events, and the daemon gets both in that order: from the first frame
+    # ("loaded", made as the shoe started) on.
+    services: list[TableService] = []
+    order = DevicesOrder(lambda submission: services[0].submit(submission))
+    announced = [0]
+    announcing = threading.Lock()
+
+    def announce_up_to(made: int) -> None:
+        with announcing:
+            while announced[0] < made:
+                announced[0] += 1
+                order.frame_announced(announced[0])
+
+    shoe.on_frame = lambda _: announce_up_to(len(shoe.records))
+    announce_up_to(len(shoe.records))
     own_cards = ShadowShoeCards(shoe, shadow)
 
-    commits: list[int] = []
+    def ordered_shoe_link(settings: ShoeLinkSettings,
+                          deliver: Callable[[ShoeEvent], None]) -> ShoeLinkDevice:
+        return open_shoelink(settings, order.reader_delivers_to(deliver))
 
-    def count_from_the_first_frame(feed: ShoeFeed) -> None:
-        # Both before the reader starts. A frame handled uncounted would let the
-        # next one overtake the dealer's events waiting for it; a commit made
-        # before the count would be missing from it.
-        feed.on_handled = own_cards.handled
-        journal = feed.service.journal
-        real_write = journal.write
+    forward = ServiceForward()
 
-        def write(batch: Any) -> int:
-            commits.append(batch.size)
-            return real_write(batch)
+    def hand_on(event: dict[str, Any], ref: str, after_frames: int,
+                expected: Outcome) -> None:
+        announce_up_to(after_frames)
+        order.event(forward.submission(event, ref, expected))
 
-        journal.write = write  # type: ignore[method-assign]
-
-    running = bench.open(prepare_shoe=count_from_the_first_frame)
-    forward = ServiceForward(running.service, lambda: own_cards.frames_taken)
-    dealer = VirtualDealer(rules, ShadowLink(shadow, own_cards, forward), own_cards, seed=5,
+    running = bench.open(shoe_link=ordered_shoe_link)
+    services.append(running.service)
+    dealer = VirtualDealer(rules, ShadowLink(shadow, own_cards, hand_on), own_cards, seed=5,
                            boxes=7, mistake_rate=0.1)
     dealer.play(rounds)
-    assert own_cards.wait_taken(DELIVERED_S) and forward.wait_applied(DELIVERED_S)
-    assert forward.error is None
+    assert order.wait_frames_passed(len(shoe.records), DELIVERED_S)
+    assert forward.wait_answered(DELIVERED_S) and forward.error is None
 
     bench.check_every_frame_stored_once_and_acked_after()
     wait_for(lambda: running.service.journal.unstored_count == 0, "the journal caught up")
@@ -637,62 +680,55 @@ def test_without_lamps_the_mock_pins_forget_old_changes(
     daemon = Daemon(bench.config())
     try:
         daemon.open()
-        assert daemon.panel is not None and daemon.mock_pins is not None
+        assert isinstance(daemon.panel, Panel) and daemon.mock_pins is not None
+        panel = daemon.panel
         alarm = daemon.mock_pins.pin(PIN_MAP["lamps"]["alarm"])
         for _ in range(100):  # the alarm lamp on and off 50 times
-            daemon.panel.apply(replace(daemon.panel.shown, alarm=not daemon.panel.shown.alarm))
+            panel.apply(replace(panel.shown, alarm=not panel.shown.alarm))
         assert 1 <= len(alarm.states) <= 16
         assert alarm.state == 0  # and it still drives the pin
     finally:
         daemon.close()
 
 
-def test_the_shoe_feed_is_prepared_before_its_first_frame(bench: Bench) -> None:
-    """The simulated table routes every shoe frame through its own order and counts
-    them from the first: the hook must run before the reader can deliver one."""
+def test_the_shoe_link_given_to_the_daemon_reads_from_the_first_frame(bench: Bench) -> None:
+    """A shoe link plugged in at the device interface (the simulator's, which puts the
+    frames in its devices' order) gets every frame, from the first, and the daemon
+    stores what it delivers."""
     bench.start_shoe(STACK)
-    routed: list[int] = []
-    daemon = Daemon(bench.config(), make_panel=False)
+    delivered: list[ShoeEvent] = []
 
-    def prepare(feed: ShoeFeed) -> None:
-        def route(ordinal: int, submission: Submission) -> None:
-            routed.append(ordinal)
-            feed.service.submit(submission)
+    def watched_shoe_link(settings: ShoeLinkSettings,
+                          deliver: Callable[[ShoeEvent], None]) -> ShoeLinkDevice:
+        def watch(event: ShoeEvent) -> None:
+            delivered.append(event)
+            deliver(event)
 
-        feed.route = route
+        return open_shoelink(settings, watch)
 
-    daemon.prepare_shoe = prepare
+    daemon = Daemon(bench.config(), Devices(panel=NoPanel(), shoe_link=watched_shoe_link))
     daemon.open()
     thread = daemon.run_in_thread()
     try:
         wait_for(lambda: bench.shoe_events() != [], "the shoe's first frame stored")
-        assert routed[:1] == [1]  # the shoe's "loaded", sent as the port opened
-        assert len(routed) == len(bench.shoe_events())
+        frames = [event for event in delivered if hasattr(event, "seq")]
+        assert [getattr(event, "seq", None) for event in frames[:1]] == [1]
+        assert len(frames) == len(bench.shoe_events())
     finally:
         daemon.close()
         thread.join(5.0)
 
 
-def test_one_cumulative_ack_covers_every_frame_of_a_commit(bench: Bench) -> None:
+def test_one_cumulative_ack_covers_every_frame_of_a_commit(
+        bench: Bench, monkeypatch: pytest.MonkeyPatch) -> None:
     """ACK is cumulative: after a commit that stored several frames the shoe hears
     one ACK, for the newest of them, and only once they are all in the file."""
     cards = seeded_shoe(load_profile("casinos-austria"), 9)[:40]
     shoe = bench.start_shoe([*cards, "2C"])  # one left: no "empty" status
-    sizes: list[int] = []
     disk_free = threading.Event()
-
-    def slow_disk(feed: ShoeFeed) -> None:  # before the first frame can be stored
-        journal = feed.service.journal
-        real_write = journal.write
-
-        def slow_write(batch: Any) -> int:
-            sizes.append(batch.size)
-            assert disk_free.wait(10.0)  # the first commit waits while the cards come
-            return real_write(batch)
-
-        journal.write = slow_write  # type: ignore[method-assign]
-
-    running = bench.open(prepare_shoe=slow_disk)
+    # The first commit waits while the cards come.
+    sizes = count_commits(monkeypatch, disk_free)
+    running = bench.open()
     journal = running.service.journal
     shoe.draw(len(cards))
     wait_for(lambda: shoe.cards_dealt == len(cards), "every card out of the shoe")

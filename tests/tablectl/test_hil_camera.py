@@ -26,6 +26,7 @@ from table.scenario import validate_scenario
 from tablectl.cli import main
 from tablectl.config import parse_config
 from tablectl.daemon import Daemon, DaemonError
+from tablectl.devices import Devices
 from tablectl.hil import FELT_SEED, FeltCard, HilResult, play_scenario
 from tests.cases.scenario_files import SHARED_CASES, load_scenario, scenario_paths
 
@@ -240,7 +241,7 @@ def test_an_injected_camera_needs_a_camera_section(tmp_path: Path) -> None:
     config = parse_config({"shoe": {"driver": "shoelink", "port": str(tmp_path / "tty")},
                            "journal": {"path": str(tmp_path / "j.sqlite")}}, "<test>")
     with pytest.raises(DaemonError, match=r"no \[camera\] section"):
-        Daemon(config, camera_source=object())  # type: ignore[arg-type]
+        Daemon(config, Devices(camera=object()))  # type: ignore[arg-type]
 
 
 def test_the_command_plays_a_file_with_the_camera_alone(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -356,18 +355,15 @@ def test_the_loop_applies_while_a_commit_waits_for_the_disk_and_answers_only_aft
         return real_write(batch)
 
     journal.write = slow_write  # type: ignore[method-assign]
-    applied: list[Receipt] = []
     replies: list[Receipt] = []
     # The first bet's commit hangs on the "disk"; the next bets arrive meanwhile.
-    service.submit(Submission(bet(1, 10), "api", "t:0", reply=replies.append,
-                              applied=applied.append))
+    service.submit(Submission(bet(1, 10), "api", "t:0", reply=replies.append))
     wait_for(lambda: len(writes) == 1, "the first commit")
     for i in range(1, 6):
-        service.submit(Submission(bet(1 + i, 10), "api", f"t:{i}", reply=replies.append,
-                                  applied=applied.append))
+        service.submit(Submission(bet(1 + i, 10), "api", f"t:{i}", reply=replies.append))
     # Applied and shown without the disk: every box's bet is on the table's view.
-    wait_for(lambda: len(applied) == 6, "every bet applied")
-    assert [b.number for b in service.snapshot.view.boxes if b.bets] == [1, 2, 3, 4, 5, 6]
+    wait_for(lambda: [b.number for b in service.snapshot.view.boxes if b.bets]
+             == [1, 2, 3, 4, 5, 6], "every bet applied and shown")
     assert replies == [] and stored_rows(journal_path) == []
     disk_free.set()
     wait_for(lambda: len(replies) == 6, "every answer")
@@ -378,46 +374,16 @@ def test_the_loop_applies_while_a_commit_waits_for_the_disk_and_answers_only_aft
     assert [ref for _, _, ref, _ in stored_rows(journal_path)] == [f"t:{i}" for i in range(6)]
 
 
-def test_an_event_that_is_not_ready_waits_and_goes_in_right_after_what_it_waited_for(
-        journal_path: Path) -> None:
-    journal = Journal(journal_path, profile="casinos-austria")
-    service = TableService(Table(load_profile("casinos-austria")), journal)
-    seen = {"D": False}
-
-    def saw_d(_: Receipt) -> None:
-        seen["D"] = True
-
-    batch = [
-        Submission(bet(1, 10), "sim", "A", ready=lambda: seen["D"]),
-        Submission(bet(2, 10), "api", "B"),
-        # Ready at once, but it keeps its place behind A.
-        Submission(bet(3, 10), "sim", "C", ready=lambda: True),
-        Submission(bet(4, 10), "api", "D", handled=saw_d),
-        Submission(bet(5, 10), "api", "E"),
-    ]
-    service.process(batch)
-    assert [ref for _, _, ref, _ in stored_rows(journal_path)] == ["B", "D", "A", "C", "E"]
-    journal.close()
-
-
 def test_a_shadow_dealers_events_are_checked_against_his_own_tables_answers(
         start: Start) -> None:
     service = start()
-    forward = ServiceForward(service, lambda: 0)
-    forward(bet(1, 10), "s:1", 0, Outcome(True))
-    assert forward.wait_applied(5.0) and forward.error is None
+    forward = ServiceForward()
+    service.submit(forward.submission(bet(1, 10), "s:1", Outcome(True)))
+    assert forward.wait_answered(5.0) and forward.error is None
     # The dealer's own table refused what the real one accepts: the tables differ.
-    forward(bet(2, 10), "s:2", 0, Outcome(False, "no"))
-    assert forward.wait_applied(5.0)
+    service.submit(forward.submission(bet(2, 10), "s:2", Outcome(False, "no")))
+    assert forward.wait_answered(5.0)
     assert forward.error is not None and "differ" in forward.error
     with pytest.raises(DealerError, match="differ"):
-        forward(bet(3, 10), "s:3", 0, Outcome(True))
-    # An event waits until the shoe frames before it are in.
-    taken = [0]
-    waiting = ServiceForward(service, lambda: taken[0])
-    waiting(bet(4, 10), "w:1", 2, Outcome(True))
-    time.sleep(0.05)
-    assert waiting.applied == 0
-    taken[0] = 2
-    service.call(lambda _: None)  # anything applied makes the table look again
-    assert waiting.wait_applied(5.0) and waiting.error is None
+        forward.submission(bet(3, 10), "s:3", Outcome(True))
+    assert forward.forwarded == forward.answered == 2

@@ -19,6 +19,7 @@ from hwsim.shoe import ShoeTiming, VirtualShoe
 
 from tablectl.config import ApiConfig, parse_config
 from tablectl.daemon import Daemon
+from tablectl.devices import Devices
 from tests.tablectl.helpers import wait_for
 
 PIN_MAP: dict[str, Any] = {
@@ -40,7 +41,8 @@ class Table:
         }, "<test>")
         self.mock = MockPanel(PIN_MAP)
         self.daemon = Daemon(replace(config, api=ApiConfig(enabled=True, host="127.0.0.1",
-                                                           port=0)), panel=self.mock.panel)
+                                                           port=0)),
+                             Devices(panel=self.mock.panel))
         self.daemon.open()
         self.thread = self.daemon.run_in_thread()
 

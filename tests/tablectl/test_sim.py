@@ -37,9 +37,8 @@ def test_every_profile_runs_flat_out_with_the_dealers_table_and_the_daemons_alik
     assert sim.error is None, sim.error
     assert sim.done is not None, "the dealer did not report his rounds"
     assert sim.rounds_played == ROUNDS
-    assert sim.forward is not None and sim.forward.applied == sim.forward.forwarded
-    assert sim.forward.forwarded == sim.done.forwarded
-    assert sim.frames_taken == sim.done.frames_made
+    assert sim.forward.answered == sim.forward.forwarded == sim.done.forwarded
+    assert sim.order.frames_passed == sim.done.frames_made
     # Both tables (the dealer's, in the devices' process, and the daemon's) saw the
     # same events: the same round, phase, hands and flags.
     assert service.table.view() == sim.done.view

@@ -9,7 +9,7 @@ he reads, and each event is handed on to the real table without waiting for it.
 The two tables stay the same because the real one gets the same events in the
 same order: cards come over the shoe's line in order, and each event handed on
 says how many of the shoe's frames came before it (`after_frames`); the real
-table holds it until it has applied that many (`tablectl`'s `Submission.ready`).
+table's side passes it on after that many frames (`tablectl.sim_order`).
 The shoe's window of unacknowledged frames keeps the dealer at most a few
 rounds ahead of the journal.
 """
@@ -48,8 +48,7 @@ class ShadowShoeCards:
     """A `CardShoe` over a dealer-paced `VirtualShoe` that applies every frame the
     shoe makes to the dealer's `table`. `draw()` returns once the shoe has let the
     card out (it holds cards back while its window of unacknowledged frames is
-    full). The real table's side calls `handled(seq)` with each frame it applied,
-    in order; `frames_taken` counts them."""
+    full)."""
 
     def __init__(self, shoe: VirtualShoe, table: Table, patience_s: float = 600.0) -> None:
         if not shoe.dealer_paced:
@@ -73,17 +72,11 @@ class ShadowShoeCards:
         self._drawn = self._cards_made = shoe.cards_dealt
         shoe.on_frame = on_frame
         self._mirrored = 0
-        self._taken = 0
 
     @property
     def frames_mirrored(self) -> int:
         """The shoe's frames applied to the dealer's table so far."""
         return self._mirrored
-
-    @property
-    def frames_taken(self) -> int:
-        """The shoe's frames the real table has applied so far."""
-        return self._taken
 
     def mirror(self) -> None:
         """Apply the frames the shoe made since the last look to the dealer's table."""
@@ -93,14 +86,6 @@ class ShadowShoeCards:
             if event is not None:
                 self.table.apply(event)
             self._mirrored += 1
-
-    def handled(self, seq: int) -> None:
-        """The real table applied the shoe's frame `seq` (frames come in order)."""
-        records = self.shoe.records
-        while self._taken < len(records):
-            self._taken += 1
-            if records[self._taken - 1].seq == seq:
-                return
 
     def draw(self) -> None:
         self._drawn += 1
@@ -132,15 +117,6 @@ class ShadowShoeCards:
         with self._made:
             self._stopped = True
             self._made.notify_all()
-
-    def wait_taken(self, timeout_s: float) -> bool:
-        """True once the real table has applied every frame the shoe made."""
-        deadline = time.monotonic() + timeout_s
-        while self._taken < len(self.shoe.records):
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.002)
-        return True
 
     def _wait_until(self, done: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + self.patience_s
