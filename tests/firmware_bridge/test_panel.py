@@ -5,7 +5,7 @@ presses as events with debounce, and release of every pin on close."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,6 +19,7 @@ from firmware_bridge.panel import (
     PanelError,
     parse_pin_map,
 )
+from tests.tablectl.helpers import Signal
 
 # Colours as docs/panel.md promises them (red, green, blue).
 OFF, BLUE, WHITE, GREEN, RED, YELLOW, MAGENTA = (
@@ -62,9 +63,28 @@ class FakeClock:
         return self.now
 
 
+class WatchedPin(MockPWMPin):
+    """A mock PWM pin that notes when it changed (on one monotonic clock for every
+    pin) and wakes the tests waiting for a change."""
+
+    changed = Signal()
+
+    def _change_state(self, value: Any) -> bool:
+        if not super()._change_state(value):
+            return False
+        switches: list[tuple[float, float]] = self.__dict__.setdefault("switches", [])
+        switches.append((time.monotonic(), float(value)))
+        WatchedPin.changed.notify()
+        return True
+
+
+def switches_since(pin: Any, since: float) -> list[tuple[float, float]]:
+    return [(at, level) for at, level in list(getattr(pin, "switches", [])) if at > since]
+
+
 @pytest.fixture
 def factory() -> MockFactory:
-    return MockFactory(pin_class=MockPWMPin)
+    return MockFactory(pin_class=WatchedPin)
 
 
 @pytest.fixture
@@ -87,15 +107,6 @@ def picture(box1: BoxLamp = BoxLamp.OFF, box2: BoxLamp = BoxLamp.OFF,
             box3: BoxLamp = BoxLamp.OFF, **lamps: bool) -> LampPicture:
     boxes = (box1, box2, box3) + (BoxLamp.OFF,) * 4
     return LampPicture(boxes=boxes, **lamps)
-
-
-def wait_for(condition: Callable[[], bool], timeout_s: float = 2.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.005)
-    return condition()
 
 
 def test_everything_starts_dark(panel: Panel, factory: MockFactory) -> None:
@@ -142,13 +153,19 @@ def test_turn_blinks_white_then_a_steady_state_stops_the_blink(
         return seen.count(1) >= 2 and seen.count(0) >= 2
 
     # Each of red, green and blue goes on and off again, over and over.
-    assert wait_for(lambda: all(went_on_and_off(p) for p in BOX1 + (BOX3["turn"],)))
+    WatchedPin.changed.wait_until(lambda: all(went_on_and_off(p) for p in BOX1 + (BOX3["turn"],)),
+                                  "boxes 1 and 3 to blink")
     # The three components switch together: white or dark, never a colour.
     assert levels(factory, BOX1) in (WHITE, OFF)
 
-    panel.apply(picture(BoxLamp.WON, box3=BoxLamp.LOST))
-    assert not panel.is_blinking(1)
-    time.sleep(0.1)  # several blink periods: a leftover blink would show
+    # Box 2 blinks on as a witness: after several of its blinks a leftover blink of
+    # box 1 or 3 would show.
+    stopped = time.monotonic()
+    panel.apply(picture(BoxLamp.WON, BoxLamp.TURN, box3=BoxLamp.LOST))
+    assert not panel.is_blinking(1) and panel.is_blinking(2)
+    witness = factory.pin(BOX2[0])
+    WatchedPin.changed.wait_until(lambda: len(switches_since(witness, stopped)) >= 5,
+                                  "box 2 to blink twice")
     assert levels(factory, BOX1) == GREEN
     assert levels(factory, tuple(BOX3.values())) == (0, 0, 0, 1, 0, 0)
 
@@ -258,21 +275,25 @@ def test_a_non_pwm_panel_works_on_plain_mock_pins() -> None:
 
 def test_every_blinking_lamp_blinks_in_step(panel: Panel, factory: MockFactory) -> None:
     red, turn = factory.pin(BOX1[0]), factory.pin(BOX3["turn"])
+    started = time.monotonic()
     panel.apply(picture(BoxLamp.TURN))
-    time.sleep(0.05)  # box 3's turn comes later, half a blink out of box 1's step
+    # Box 3's turn comes later, out of box 1's step (box 1 has switched meanwhile).
+    WatchedPin.changed.wait_until(lambda: len(switches_since(red, started)) >= 3,
+                                  "box 1 to blink")
+    joined = time.monotonic()
     panel.apply(picture(BoxLamp.TURN, box3=BoxLamp.TURN))
-    time.sleep(0.03)  # after the first common switch
+    WatchedPin.changed.wait_until(lambda: len(switches_since(red, joined)) >= 9,
+                                  "eight switches of both lamps")
+    red_switches = switches_since(red, joined)
+    turn_switches = switches_since(turn, joined)
+    assert turn_switches[0][1] == 1.0  # lit at once when it began to blink
 
-    def look() -> tuple[float, float]:
-        return float(red.state), float(turn.state)
+    def turn_level_before(moment: float) -> float:
+        return [level for at, level in turn_switches if at < moment][-1]
 
-    seen = []
-    deadline = time.monotonic() + 0.5
-    while time.monotonic() < deadline:
-        first = look()
-        time.sleep(0.001)
-        if look() == first:  # no switch between the two looks
-            seen.append(first)
-        time.sleep(0.003)
-    assert len(seen) > 50 and {(0.0, 0.0), (1.0, 1.0)} <= set(seen)
-    assert all(red_level == turn_level for red_level, turn_level in seen), seen
+    # From the next switch on the two are in step: between two of the blinker's
+    # switches box 3's turn lamp shows what box 1's red shows, lit and dark in turn.
+    steps = list(zip(red_switches[1:8], red_switches[2:9], strict=True))
+    assert [turn_level_before(next_at) for _, (next_at, _) in steps] == [
+        level for (_, level), _ in steps]
+    assert {level for (_, level), _ in steps} == {0.0, 1.0}

@@ -11,7 +11,7 @@ import queue
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import pytest
@@ -32,7 +32,7 @@ from firmware_bridge.shoelink import (
     ShoeStatus,
     ShoeUnreadable,
 )
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import Signal, wait_for
 
 SHOE_TIMING = ShoeTiming(resend_interval_s=0.01, heartbeat_interval_s=0.04)
 HOST_TIMING = LinkTiming(offline_after_s=0.12, hello_interval_s=0.04)
@@ -50,6 +50,8 @@ class Store:
     stored_seqs: set[int] = field(default_factory=set)
     premature_acks: list[int] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # Notified with each event stored.
+    stored: Signal = field(default_factory=Signal)
 
     def __call__(self, event: ShoeEvent) -> None:
         with self.lock:
@@ -59,6 +61,7 @@ class Store:
         if isinstance(event, ShoeCard | ShoeUnreadable | ShoeStatus):
             assert self.reader is not None
             self.reader.ack(event.seq)
+        self.stored.notify()
 
     def shoe_got_ack(self, seq: int) -> None:
         with self.lock:
@@ -96,9 +99,11 @@ def run_deal(
     cards: list[str],
     faults: LineFaults,
     seed: int,
+    on_frame: Callable[[SentRecord], None] | None = None,
     **shoe_options: float,
 ) -> tuple[VirtualShoe, ShoeLinkReader, Store]:
     shoe = VirtualShoe(cards, timing=SHOE_TIMING, faults=faults, seed=seed, **shoe_options)  # type: ignore[arg-type]
+    shoe.on_frame = on_frame  # before the first frame
     store = Store()
     shoe.on_ack = store.shoe_got_ack
     reader = ShoeLinkReader(shoe.path, store, resume_after=0, timing=HOST_TIMING, backoff=BACKOFF)
@@ -188,14 +193,14 @@ def test_an_unplug_mid_deal_loses_nothing_once_the_shoe_is_back(
     rig: tuple[list[VirtualShoe], list[ShoeLinkReader]],
 ) -> None:
     cards = shuffled_shoe(4, seed=5)
-    shoe, reader, store = run_deal(rig, cards, LineFaults(), seed=1, buffer_size=64)
-    deadline = time.monotonic() + 5
-    while len(store.reliable()) < 60 and time.monotonic() < deadline:
-        time.sleep(0.001)
+    made = Signal()
+    shoe, reader, store = run_deal(rig, cards, LineFaults(), seed=1, buffer_size=64,
+                                   on_frame=made.notify)
+    store.stored.wait_until(lambda: len(store.reliable()) >= 60, "60 frames stored", 5.0)
     shoe.unplug()
-    deadline = time.monotonic() + 5  # the dealer keeps dealing until the buffer stops the gate
-    while (shoe.pending_count < 64 or reader.online) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    # The dealer keeps dealing until the buffer stops the gate; the reader goes offline.
+    made.wait_until(lambda: shoe.pending_count >= 64, "the shoe's buffer full", 5.0)
+    store.stored.wait_until(lambda: not reader.online, "the reader offline", 5.0)
     assert shoe.pending_count == 64
     assert not reader.online
     received_while_out = len(store.reliable())
@@ -219,10 +224,8 @@ def test_a_restarted_shoe_with_a_new_load_is_a_new_shoe(
     # A reboot shows as the uptime going back: let this shoe be up a while first
     # (a real one has been for hours), so a slow first heartbeat after the
     # reboot cannot already be past the old uptime on a busy machine.
-    deadline = time.monotonic() + 10
-    while (reader.stats.last_heartbeat_uptime_ms or 0) < 2000:
-        assert time.monotonic() < deadline, "the shoe's heartbeats stopped"
-        time.sleep(0.05)
+    wait_for(lambda: (reader.stats.last_heartbeat_uptime_ms or 0) >= 2000,
+             "the shoe's heartbeats to show 2 s of uptime")
     shoe.restart(cards=second, serial_number="SHOE-0002")
     assert shoe.wait_drained(5.0)
     delivered = store.reliable()
@@ -248,17 +251,23 @@ def test_a_slow_consumer_sees_each_event_once_while_the_shoe_resends(
     shoe.start()
     reader.start()
     seen: list[ReliableEvent] = []
-    while not shoe.drained():
-        time.sleep(0.03)  # a slow disk: store in batches, acknowledge the last one
-        batch: list[ShoeEvent] = []
-        while not inbox.empty():
-            batch.append(inbox.get())
+    while len(seen) < len(cards) + 2:
+        batch = [inbox.get(timeout=10.0)]
+        # A slow disk: what comes while it writes is stored with it, then the last
+        # one is acknowledged.
+        written_at = time.monotonic() + 0.03
+        while (left := written_at - time.monotonic()) > 0:
+            try:
+                batch.append(inbox.get(timeout=left))
+            except queue.Empty:
+                break
         reliable: list[ReliableEvent] = [
             e for e in batch if isinstance(e, ShoeCard | ShoeStatus)
         ]
         seen += reliable
         if reliable:
             reader.ack(reliable[-1].seq)
+    assert shoe.wait_drained(5.0)
     assert [e.seq for e in seen] == list(range(1, len(cards) + 3))
     assert shoe.counters.resend_rounds > 0  # the shoe did re-send meanwhile
     assert reader.stats.duplicates > 0
@@ -269,15 +278,17 @@ def test_without_acknowledgement_the_gate_stops_and_nothing_is_delivered_twice(
 ) -> None:
     inbox: queue.Queue[ShoeEvent] = queue.Queue()
     shoe = VirtualShoe(shuffled_shoe(2, seed=1), timing=SHOE_TIMING, seed=4)
+    made = Signal()
+    shoe.on_frame = made.notify
     reader = ShoeLinkReader(shoe.path, inbox.put, resume_after=0, timing=HOST_TIMING)
     rig[0].append(shoe)
     rig[1].append(reader)
     shoe.start()
     reader.start()
-    deadline = time.monotonic() + 5
-    while shoe.pending_count < 64 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    time.sleep(0.2)  # several re-send rounds: still nothing delivered twice
+    made.wait_until(lambda: shoe.pending_count >= 64, "the shoe's buffer full", 5.0)
+    resends = shoe.counters.resend_rounds
+    # Several re-send rounds: still nothing delivered twice.
+    wait_for(lambda: shoe.counters.resend_rounds >= resends + 5, "five re-send rounds")
     events = [e for e in list(inbox.queue) if isinstance(e, ShoeCard | ShoeStatus)]
     assert [e.seq for e in events] == list(range(1, 65))  # the shoe's 64-frame buffer
     assert shoe.pending_count == 64 and shoe.cards_left == 104 - 63

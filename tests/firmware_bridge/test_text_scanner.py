@@ -4,7 +4,6 @@ and a virtual scanner on a real pty read through pyserial."""
 from __future__ import annotations
 
 import logging
-import time
 
 import pytest
 from hwsim.shoe import VirtualTextScanner, shuffled_shoe
@@ -19,6 +18,7 @@ from firmware_bridge.text_scanner import (
     TextScannerReader,
     parse_card_line,
 )
+from tests.tablectl.helpers import Signal
 
 
 @pytest.mark.parametrize(
@@ -71,18 +71,24 @@ def test_an_endless_line_is_rejected_once_and_the_next_line_reads() -> None:
 def test_a_virtual_scanner_on_a_pty(caplog: pytest.LogCaptureFixture) -> None:
     cards = shuffled_shoe(4, seed=3)
     events: list[ScannerEvent] = []
+    delivered = Signal()
+
+    def deliver(event: ScannerEvent) -> None:
+        events.append(event)
+        delivered.notify()
+
     scanner = VirtualTextScanner(cards, garbage=0.05, seed=8)
     scanner.start(deal=False)  # lines sent before the host opens the port are flushed
     try:
-        reader = TextScannerReader(scanner.path, events.append, backoff=Backoff(0.01, 0.05))
+        reader = TextScannerReader(scanner.path, deliver, backoff=Backoff(0.01, 0.05))
         with caplog.at_level(logging.WARNING), reader:
-            deadline = time.monotonic() + 5
-            while not reader.online and time.monotonic() < deadline:
-                time.sleep(0.005)
+            delivered.wait_until(lambda: LinkState(True, "port open") in events, "the port open",
+                                 5.0)
             scanner.deal()
             assert scanner.finished.wait(5)
-            while reader.stats.cards < len(cards) and time.monotonic() < deadline:
-                time.sleep(0.005)
+            delivered.wait_until(
+                lambda: sum(isinstance(e, ScannedCard) for e in events) >= len(cards),
+                "every card read", 5.0)
     finally:
         scanner.stop()
     assert DELIVERY_WARNING in caplog.text

@@ -4,6 +4,7 @@ ShoeLink v1 (buffer, gate, re-sends, heartbeats, HELLO), unplug and restart."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -121,9 +122,13 @@ def first_hello(frames: list[Frame]) -> int:
 
 def test_a_shoe_waiting_for_its_host_sends_nothing_before() -> None:
     shoe = VirtualShoe(["AS", "KD"], timing=TIMING, wait_for_host=True)
+    made = threading.Event()
+    shoe.on_frame = lambda _: made.set()
     shoe.start()
     try:
-        time.sleep(0.2)
+        # A shoe that did not wait would have made its "loaded" by now (its first
+        # frame, at once), and sent its HELLO.
+        assert not made.wait(0.2)
         assert shoe.counters.frames_sent == 0 and shoe.cards_left == 2
         host = Host(shoe.path)
         try:

@@ -27,7 +27,8 @@ def test_a_waiting_scanner_sends_nothing_until_the_host_opens_the_port() -> None
     scanner = VirtualTextScanner(CARDS, garbage=0.3, seed=5, wait_for_host=True)
     scanner.start()
     try:
-        time.sleep(0.3)
+        # A scanner that did not wait would be done by now (30 cards at once).
+        assert not scanner.finished.wait(0.3)
         assert scanner.lines_sent == []
         host = serial.serial_for_url(scanner.path, baudrate=9600, timeout=0.05)
         try:
@@ -65,8 +66,8 @@ def test_wait_for_host_returns_for_a_host_that_does_not_flush() -> None:
         waited: list[bool] = []
         waiter = threading.Thread(target=lambda: waited.append(port.wait_for_host(stop)))
         waiter.start()
-        time.sleep(0.1)
-        assert waited == []
+        waiter.join(0.1)
+        assert waiter.is_alive() and waited == []
         fd = os.open(port.link_path, os.O_RDWR | os.O_NOCTTY)  # no flush on this open
         try:
             assert port.host_has_it_open()

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -22,6 +22,7 @@ from table.profiles import load_profile
 from tablectl.camera_feed import CameraFeed, fusion_poster, start_camera
 from tablectl.fusion import CardFusion
 from tablectl.service import TableService
+from tests.tablectl.helpers import Signal
 from vision.layout import Layout, layout_from_dict, save_layout
 from vision.recognizer import Recognizer
 from vision.tracker import CardPlaced
@@ -48,28 +49,27 @@ def layout() -> Layout:
     return layout_from_dict(table_layout())
 
 
-def wait_for(condition: Callable[[], bool], timeout_s: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.01)
-    return condition()
+WAIT_S = 15.0
 
 
 class Collector:
+    """What a feed posts and the frames it read; `changed` wakes a test's wait."""
+
     def __init__(self) -> None:
         self.events: list[Any] = []
         self.frames: list[int] = []
         self._lock = threading.Lock()
+        self.changed = Signal()
 
     def post(self, event: Any) -> None:
         with self._lock:
             self.events.append(event)
+        self.changed.notify()
 
     def on_frame(self, number: int) -> None:
         with self._lock:
             self.frames.append(number)
+        self.changed.notify()
 
     def placed(self) -> list[tuple[str, str | None]]:
         with self._lock:
@@ -103,8 +103,12 @@ class FlakySource:
 class BrokenSource:
     def __init__(self) -> None:
         self.closed = False
+        self.reads = 0
+        self.read_once = threading.Event()
 
     def read(self) -> np.ndarray | None:
+        self.reads += 1
+        self.read_once.set()
         raise OSError("no such device")
 
     def close(self) -> None:
@@ -119,7 +123,7 @@ def test_the_feed_survives_a_failing_source_and_stops_cleanly(
     feed = CameraFeed(source, recognizer, layout, got.post, fps=50.0, on_frame=got.on_frame,
                       backoff_s=0.01, max_backoff_s=0.05).start()
     try:
-        assert wait_for(lambda: got.placed() == [("AS", "box1")])
+        got.changed.wait_until(lambda: got.placed() == [("AS", "box1")], "AS on box 1", WAIT_S)
         assert feed.running
         stats = feed.stats()
         assert stats.source_errors == 3
@@ -152,7 +156,7 @@ def test_a_source_that_keeps_failing_is_reopened(recognizer: Recognizer,
     feed = CameraFeed(broken, recognizer, layout, got.post, fps=50.0, reopen=reopen,
                       backoff_s=0.01, max_backoff_s=0.02).start()
     try:
-        assert wait_for(lambda: got.placed() == [("KD", "box2")])
+        got.changed.wait_until(lambda: got.placed() == [("KD", "box2")], "KD on box 2", WAIT_S)
     finally:
         assert feed.stop()
     assert broken.closed  # closed before reopening
@@ -162,9 +166,10 @@ def test_a_source_that_keeps_failing_is_reopened(recognizer: Recognizer,
 
 def test_stop_does_not_wait_out_a_long_back_off(recognizer: Recognizer,
                                                 layout: Layout) -> None:
-    feed = CameraFeed(BrokenSource(), recognizer, layout, lambda event: None, fps=10.0,
+    broken = BrokenSource()
+    feed = CameraFeed(broken, recognizer, layout, lambda event: None, fps=10.0,
                       backoff_s=30.0, max_backoff_s=60.0).start()
-    assert wait_for(lambda: feed.stats().source_errors >= 1)
+    assert broken.read_once.wait(WAIT_S)  # the feed now backs off for 30 s
     started = time.monotonic()
     assert feed.stop(timeout_s=5.0)
     assert time.monotonic() - started < 1.0
@@ -176,9 +181,13 @@ def test_frames_are_read_at_most_at_the_frame_rate(layout: Layout) -> None:
             return []
 
     frame = PICTURE
+    read_at: list[float] = []
+    read = Signal()
 
     class StillSource:
         def read(self) -> np.ndarray:
+            read_at.append(time.monotonic())
+            read.notify()
             return frame
 
         def close(self) -> None:
@@ -186,10 +195,11 @@ def test_frames_are_read_at_most_at_the_frame_rate(layout: Layout) -> None:
 
     feed = CameraFeed(StillSource(), CountingRecognizer(), layout, lambda event: None,
                       fps=20.0).start()
-    time.sleep(0.5)
+    read.wait_until(lambda: len(read_at) >= 11, "eleven frames read", WAIT_S)
     assert feed.stop()
-    frames = feed.stats().frames
-    assert 3 <= frames <= 13  # 20 fps for half a second, give or take a slow machine
+    # Ten intervals at 20 fps: half a second at least (a late frame is not made up
+    # for by a burst; a tick of the clock's resolution aside).
+    assert read_at[10] - read_at[0] >= 10 / 20.0 - 0.01
 
 
 def test_a_recognizer_fault_skips_the_frame(layout: Layout) -> None:
@@ -209,10 +219,12 @@ def test_a_recognizer_fault_skips_the_frame(layout: Layout) -> None:
         def close(self) -> None:
             pass
 
+    got = Collector()
     feed = CameraFeed(StillSource(), FailingOnce(), layout, lambda event: None,
+                      on_frame=got.on_frame,
                       fps=100.0).start()
     try:
-        assert wait_for(lambda: feed.stats().frames >= 3)
+        got.changed.wait_until(lambda: feed.stats().frames >= 3, "three frames", WAIT_S)
     finally:
         feed.stop()
     assert feed.stats().detect_errors == 1
@@ -227,11 +239,15 @@ def test_bad_arguments_are_refused(recognizer: Recognizer, layout: Layout) -> No
 
 # -- wired to the table -------------------------------------------------------------------
 
+# Woken after each batch the table's loop applied.
+CHANGED = Signal()
+
 
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[TableService]:
     journal = Journal(tmp_path / "journal.db", profile="casinos-austria")
     service = TableService(Table(load_profile("casinos-austria")), journal)
+    service.on_change(CHANGED.notify)
     loop = threading.Thread(target=service.run, name="table-loop", daemon=True)
     loop.start()
     yield service
@@ -255,9 +271,9 @@ def test_the_feed_checks_the_shoe_through_the_fusion(service: TableService,
     feed = CameraFeed(FeltCamera(felt, seed=SEED), recognizer, layout, post, fps=30.0,
                       on_frame=on_frame).start()
     try:
-        assert wait_for(lambda: fusion.stats.matched == 5)
+        CHANGED.wait_until(lambda: fusion.stats.matched == 5, "five cards matched", WAIT_S)
         felt.put(1, "QH")  # never left the shoe
-        assert wait_for(lambda: service.table.due().halted)
+        CHANGED.wait_until(lambda: service.table.due().halted, "the round halted", WAIT_S)
     finally:
         assert feed.stop()
     assert service.table.due().open_flags == ("CARD_NOT_FROM_SHOE",)
@@ -282,7 +298,8 @@ def test_start_camera_builds_the_feed_from_the_config(tmp_path: Path,
     feed = start_camera(config, service, with_shoe=False)
     try:
         assert feed.fusion is not None and feed.fusion.mode == "camera"
-        assert wait_for(lambda: service.table.view().boxes[0].hands[0].cards == ("5S",))
+        CHANGED.wait_until(lambda: service.table.view().boxes[0].hands[0].cards == ("5S",),
+                           "5S on box 1", WAIT_S)
     finally:
         assert feed.stop()
 

@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
-import time
+from multiprocessing.context import SpawnProcess
 from pathlib import Path
 
 import pytest
@@ -74,13 +74,18 @@ def test_a_devices_process_killed_while_starting_is_named_in_one_line(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     start_devices = SimulatedTable._start_devices
+    started = threading.Event()
+    start_process = SpawnProcess.start
+
+    def start_and_tell(process: SpawnProcess) -> None:
+        start_process(process)
+        started.set()
+
+    monkeypatch.setattr(SpawnProcess, "start", start_and_tell)
 
     def start_and_kill(sim: SimulatedTable, options: object) -> str:
         def kill() -> None:
-            deadline = time.monotonic() + 30
-            while (sim._devices is None or sim._devices.pid is None) and (
-                    time.monotonic() < deadline):
-                time.sleep(0.005)  # polls the process's start, not another thread's work
+            assert started.wait(30)  # the devices' process is there; it is not ready yet
             assert sim._devices is not None and sim._devices.pid is not None
             os.kill(sim._devices.pid, signal.SIGKILL)
 

@@ -7,7 +7,7 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
+import threading
 from pathlib import Path
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
@@ -33,32 +33,43 @@ class Mosquitto:
             "persistence false\n"
             "max_queued_messages 0\n"
             "max_inflight_messages 0\n"
-            "log_dest none\n"
+            # Its start-up lines on stderr, the last "mosquitto version V running".
+            "log_dest stderr\n"
+            "log_type information\n"
             # As root mosquitto turns into user mosquitto, who cannot read the test's
             # private folder (its password file); it stays who started it instead.
             + ("user root\n" if os.geteuid() == 0 else "")
             + (extra or "allow_anonymous true\n"))
         self.process: subprocess.Popen[bytes] | None = None
+        self._listening = threading.Event()
 
     @property
     def url(self) -> str:
         return f"mqtt://127.0.0.1:{self.port}"
 
     def start(self, timeout_s: float = 10.0) -> None:
-        self.process = subprocess.Popen([MOSQUITTO, "-c", str(self.config)],
-                                        stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + timeout_s
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"mosquitto exited with {self.process.returncode}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("mosquitto did not listen in time") from None
-                time.sleep(0.01)
+        """Returns once the broker says it listens (or raises)."""
+        self._listening = listening = threading.Event()
+        self.process = process = subprocess.Popen([MOSQUITTO, "-c", str(self.config)],
+                                                  stdout=subprocess.DEVNULL,
+                                                  stderr=subprocess.PIPE)
+        threading.Thread(target=self._read_log, args=(process, listening),
+                         name="mosquitto-log", daemon=True).start()
+        if not listening.wait(timeout_s):
+            raise RuntimeError("mosquitto did not listen in time")
+        if process.stderr is None or process.stderr.closed:  # its log ended: it is gone
+            raise RuntimeError(f"mosquitto exited with {process.wait(10)}")
+
+    @staticmethod
+    def _read_log(process: subprocess.Popen[bytes], listening: threading.Event) -> None:
+        """Notes the listening socket, and reads the log to its end (a full pipe would
+        stop the broker); the end of the log (the broker gone) ends a wait too."""
+        assert process.stderr is not None
+        with process.stderr:
+            for line in process.stderr:
+                if line.rstrip().endswith(b" running"):  # every listener is open
+                    listening.set()
+        listening.set()
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:
