@@ -5,9 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-
-felt_module = pytest.importorskip("hwsim.camera.felt")
-Felt, FeltCamera = felt_module.Felt, felt_module.FeltCamera
+from hwsim.camera.felt import Felt, FeltCamera
 
 
 def _area_mask(layout: dict[str, object], name: str, shape: tuple[int, ...]) -> np.ndarray:

@@ -21,6 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
+from hwsim.camera import table_frames
 from hwsim.dealer import VirtualShoeCards
 from hwsim.panel import MockPanel
 from hwsim.shoe import ShoeTiming, VirtualShoe
@@ -32,8 +33,6 @@ from tablectl.devices import Devices
 from tablectl.sim import SIM_PIN_MAP
 from tests.tablectl.helpers import wait_for
 from vision.sources import open_source
-
-table_frames = pytest.importorskip("hwsim.camera.table_frames")
 
 TIMEOUT_S = 0.5  # [camera] timeout: no usable frame for this long is degraded
 WAIT_S = 30.0  # generous: the feed backs off up to 10 s between failed reads

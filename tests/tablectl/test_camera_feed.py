@@ -15,6 +15,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
+from hwsim.camera.felt import Felt, FeltCamera
 
 from journal import Journal
 from table.machine import Table
@@ -26,10 +27,6 @@ from tests.tablectl.helpers import Signal
 from vision.layout import Layout, layout_from_dict, save_layout
 from vision.recognizer import Recognizer
 from vision.tracker import CardPlaced
-
-felt_module = pytest.importorskip("hwsim.camera.felt")
-Felt = felt_module.Felt
-FeltCamera = felt_module.FeltCamera
 
 SEED = 1  # the felts of these tests are read exactly at this render seed
 ROOT = Path(__file__).resolve().parents[2]

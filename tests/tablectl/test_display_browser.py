@@ -20,6 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from selenium import webdriver
+from selenium.common.exceptions import (
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 from journal import Journal
 from table.machine import Table
@@ -27,15 +35,6 @@ from table.profiles import load_profile
 from tablectl.api import ApiServer
 from tablectl.auth import Authenticator, UsersFile
 from tablectl.service import TableService
-
-webdriver = pytest.importorskip("selenium.webdriver")
-from selenium.common.exceptions import (  # noqa: E402
-    NoSuchElementException,
-    StaleElementReferenceException,
-)
-from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")

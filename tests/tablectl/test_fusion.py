@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hwsim.camera.felt import Felt, FeltCamera
 
 from journal import Journal
 from table.machine import Table
@@ -30,10 +31,6 @@ from tablectl.service import Receipt, Submission, TableService
 from vision.layout import Layout, layout_from_dict
 from vision.recognizer import Recognizer
 from vision.tracker import CardPlaced, CardTracker, Cleared
-
-felt_module = pytest.importorskip("hwsim.camera.felt")
-Felt = felt_module.Felt
-FeltCamera = felt_module.FeltCamera
 
 PROFILE = "casinos-austria"
 STABLE = 3  # the tracker's stable_frames: frames a new felt is read for

@@ -33,8 +33,6 @@ from tests.cases.scenario_files import SHARED_CASES, load_scenario, scenario_pat
 if TYPE_CHECKING:
     from hwsim.camera.felt import Felt
 
-pytest.importorskip("hwsim.camera.felt")
-
 SHARED = scenario_paths(SHARED_CASES)
 
 

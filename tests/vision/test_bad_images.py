@@ -14,12 +14,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from hwsim.camera import table_frames
 
 from tablectl.cli import main
 from vision.images import MAX_IMAGE_SIDE, ImageError, read_image
 from vision.sources import SourceError, open_source
 
-table_frames = pytest.importorskip("hwsim.camera.table_frames")
 ROOT = Path(__file__).resolve().parents[2]
 HUGE = 20000
 

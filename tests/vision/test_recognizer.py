@@ -7,12 +7,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hwsim.camera import designs as designs_module
+from hwsim.camera import render as camera
 
 from vision.layout import layout_from_dict
 from vision.recognizer import Recognizer
-
-camera = pytest.importorskip("hwsim.camera.render")
-designs_module = pytest.importorskip("hwsim.camera.designs")
 
 
 @pytest.fixture(scope="module")

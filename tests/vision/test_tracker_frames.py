@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
+from hwsim.camera import table_frames
 
 from vision.layout import layout_from_dict
 from vision.recognizer import Recognizer
 from vision.tracker import CardPlaced, CardTracker, Cleared
-
-table_frames = pytest.importorskip("hwsim.camera.table_frames")
 
 
 def _frames(table: dict[str, list[str]], count: int, **extra: Any) -> list[Any]:

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import cv2
 import pytest
+from hwsim.camera import designs as designs_module
+from hwsim.camera import render as camera
 
 from tablectl.cli import main
-
-camera = pytest.importorskip("hwsim.camera.render")
-designs_module = pytest.importorskip("hwsim.camera.designs")
 
 
 def _scene(tmp_path: Path) -> tuple[Path, Path, set[str]]:
