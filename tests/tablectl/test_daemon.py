@@ -39,7 +39,7 @@ from tablectl.devices import (
 from tablectl.links import ServiceForward
 from tablectl.service import TableService
 from tablectl.sim_order import DevicesOrder
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import Signal, wait_for
 
 TIMING = ShoeTiming(resend_interval_s=0.1, heartbeat_interval_s=0.05)
 DELIVERED_S = 15.0
@@ -58,6 +58,12 @@ def bet(box: int, amount: int) -> dict[str, Any]:
     return {"bet": {"box": box, "amount": amount}}
 
 
+def watch(service: TableService, changed: Signal) -> None:
+    """Before the loop runs: wake `changed` after each batch and round of answers."""
+    service.on_change(changed.notify)
+    service.after_answers(changed.notify)
+
+
 @dataclass
 class Running:
     """One daemon on the bench's shoe and journal, with its own mock panel."""
@@ -66,6 +72,8 @@ class Running:
     mock: MockPanel
     cards: VirtualShoeCards
     thread: threading.Thread
+    # Woken by the table (each batch, each round of answers) and by the shoe.
+    changed: Signal
 
     @property
     def service(self) -> TableService:
@@ -116,7 +124,8 @@ class Running:
         """Press a dealer's button and wait until what it means is stored."""
         seq = self.service.snapshot.journal_seq
         self.mock.click(button)
-        wait_for(lambda: self.service.snapshot.journal_seq > seq, f"the {button} press")
+        self.changed.wait_until(lambda: self.service.snapshot.journal_seq > seq,
+                                f"the {button} press")
 
     def boxes(self) -> list[BoxLamp | None]:
         return [self.mock.box_state(box) for box in range(1, 8)]
@@ -137,6 +146,8 @@ class Bench:
     opened: list[Running] = field(default_factory=list)
     # Every ACK the shoe got, and whether its frame was in the journal file then.
     acks: list[tuple[int, bool]] = field(default_factory=list)
+    # Woken by the shoe (each frame made, each ACK) and the daemons' tables.
+    changed: Signal = field(default_factory=Signal)
 
     @property
     def journal_path(self) -> Path:
@@ -150,6 +161,7 @@ class Bench:
         shoe = VirtualShoe(cards, dealer_paced=True, link_path=self.shoe_path, timing=TIMING,
                            faults=faults, seed=7)
         shoe.on_ack = self._check_ack
+        shoe.on_frame = self.changed.notify
         shoe.start()
         self.shoe = shoe
         return shoe
@@ -165,6 +177,7 @@ class Bench:
         finally:
             db.close()
         self.acks.append((seq, row[0] == 1))
+        self.changed.notify()
 
     def config(self, profile: str = "casinos-austria",
                rules: dict[str, Any] | None = None) -> Config:
@@ -184,7 +197,10 @@ class Bench:
         daemon = Daemon(self.config(profile, rules),
                         Devices(panel=mock.panel, shoe_link=shoe_link))
         daemon.open()
-        running = Running(daemon, mock, VirtualShoeCards(self.shoe), daemon.run_in_thread())
+        assert daemon.service is not None
+        watch(daemon.service, self.changed)
+        running = Running(daemon, mock, VirtualShoeCards(self.shoe), daemon.run_in_thread(),
+                          self.changed)
         self.opened.append(running)
         return running
 
@@ -206,7 +222,8 @@ class Bench:
         order, and every ACK came when its frame was already in the file."""
         shoe = self.shoe
         assert shoe is not None
-        wait_for(lambda: shoe.pending_count == 0, "every frame acknowledged", DELIVERED_S)
+        self.changed.wait_until(lambda: shoe.pending_count == 0, "every frame acknowledged",
+                                DELIVERED_S)
         sent = []
         for record in shoe.records:
             if record.kind == "card":
@@ -470,13 +487,14 @@ def test_the_shoe_fault_lamp_follows_the_link(bench: Bench) -> None:
     shoe = bench.start_shoe(["2S", "3S"])
     running = bench.open()
     assert running.cards.wait_delivered(DELIVERED_S)
-    wait_for(lambda: running.service.snapshot.shoe_online, "the shoe online")
+    running.changed.wait_until(lambda: running.service.snapshot.shoe_online, "the shoe online")
     assert not running.lamps()["shoe_fault"]
     shoe.unplug()
-    wait_for(lambda: running.lamps()["shoe_fault"], "the shoe-fault lamp")
+    running.changed.wait_until(lambda: running.lamps()["shoe_fault"], "the shoe-fault lamp")
     assert running.request("GET", "/state")[1]["shoe_online"] is False
     shoe.replug()
-    wait_for(lambda: not running.lamps()["shoe_fault"], "the shoe-fault lamp to go out")
+    running.changed.wait_until(lambda: not running.lamps()["shoe_fault"],
+                               "the shoe-fault lamp to go out")
 
 
 def test_a_full_journal_halts_the_table_with_the_alarm_and_acknowledges_nothing_more(
@@ -502,7 +520,7 @@ def test_a_full_journal_halts_the_table_with_the_alarm_and_acknowledges_nothing_
     # A card leaves the shoe: the table cannot store it, so it is never acknowledged
     # and the shoe keeps it for the next start.
     running.cards.draw()
-    wait_for(lambda: shoe.cards_dealt == 1, "the card to leave the shoe")
+    running.changed.wait_until(lambda: shoe.cards_dealt == 1, "the card to leave the shoe")
     wait_for(lambda: shoe.counters.resend_rounds >= resends + 3, "the shoe's re-sends")
     assert shoe.acked_seq == acked and shoe.pending_count == 1
     assert running.lamps()["alarm"]
@@ -635,7 +653,8 @@ def test_a_dealer_with_his_own_table_never_waits_and_nothing_is_lost(
     assert forward.wait_answered(DELIVERED_S) and forward.error is None
 
     bench.check_every_frame_stored_once_and_acked_after()
-    wait_for(lambda: running.service.journal.unstored_count == 0, "the journal caught up")
+    running.changed.wait_until(lambda: running.service.journal.unstored_count == 0,
+                               "the journal caught up")
     with JournalReader(bench.journal_path) as reader:
         stored = [e.event for e in reader.events()]
         recorded = {r.round_no: r.result for r in reader.rounds()}
@@ -708,9 +727,12 @@ def test_the_shoe_link_given_to_the_daemon_reads_from_the_first_frame(bench: Ben
 
     daemon = Daemon(bench.config(), Devices(panel=NoPanel(), shoe_link=watched_shoe_link))
     daemon.open()
+    assert daemon.service is not None
+    watch(daemon.service, bench.changed)
     thread = daemon.run_in_thread()
     try:
-        wait_for(lambda: bench.shoe_events() != [], "the shoe's first frame stored")
+        bench.changed.wait_until(lambda: bench.shoe_events() != [],
+                                 "the shoe's first frame stored")
         frames = [event for event in delivered if hasattr(event, "seq")]
         assert [getattr(event, "seq", None) for event in frames[:1]] == [1]
         assert len(frames) == len(bench.shoe_events())
@@ -731,10 +753,11 @@ def test_one_cumulative_ack_covers_every_frame_of_a_commit(
     running = bench.open()
     journal = running.service.journal
     shoe.draw(len(cards))
-    wait_for(lambda: shoe.cards_dealt == len(cards), "every card out of the shoe")
+    running.changed.wait_until(lambda: shoe.cards_dealt == len(cards),
+                               "every card out of the shoe")
     disk_free.set()
     bench.check_every_frame_stored_once_and_acked_after()
-    wait_for(lambda: journal.unstored_count == 0, "the journal caught up")
+    running.changed.wait_until(lambda: journal.unstored_count == 0, "the journal caught up")
     assert sum(sizes) == len(cards) + 1 and len(sizes) < len(cards)  # and "loaded"
     # One ACK per commit (re-sends aside, none here), not one per frame.
     assert len(shoe.ack_log) == len(sizes)

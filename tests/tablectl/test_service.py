@@ -21,7 +21,10 @@ from tablectl.daemon import Daemon
 from tablectl.lamps import lamp_picture
 from tablectl.links import ServiceForward
 from tablectl.service import Receipt, Submission, TableService
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import Signal
+
+# Woken after each batch the loop applied and each round of answers given.
+CHANGED = Signal()
 
 Start = Callable[..., TableService]
 
@@ -40,6 +43,8 @@ def start(journal_path: Path) -> Iterator[Start]:
                       commit_batch: int = 256) -> TableService:
         journal = Journal(journal_path, profile=profile, max_pages=max_pages)
         service = TableService(Table(load_profile(profile)), journal, commit_batch=commit_batch)
+        service.on_change(CHANGED.notify)
+        service.after_answers(CHANGED.notify)
         thread = threading.Thread(target=service.run, daemon=True)
         thread.start()
         made.append((service, thread))
@@ -139,7 +144,7 @@ def test_the_answer_comes_only_after_the_event_is_committed(
 
     for i in range(1, 6):
         service.submit(Submission(bet(i, 10 * i), "api", f"t:{i}", reply=check_on_disk))
-    wait_for(lambda: len(seen_on_disk) == 5, "five answers")
+    CHANGED.wait_until(lambda: len(seen_on_disk) == 5, "five answers")
     assert seen_on_disk == [(i, True) for i in range(1, 6)]
 
 
@@ -161,7 +166,7 @@ def test_the_lamps_see_an_event_before_its_commit_and_readers_see_it_stored(
                         snapshot.journal_seq))
 
     service.submit(Submission(bet(1, 10), "api", "t:1", reply=answered))
-    wait_for(lambda: answers, "the answer")
+    CHANGED.wait_until(lambda: answers, "the answer")
     # The lamps showed the bet while the journal had not stored it yet; the
     # answer came after the commit, with the state as stored.
     assert (1, 0) in lamps_saw
@@ -336,7 +341,7 @@ def test_a_status_with_nothing_to_store_is_answered_in_order(start: Start) -> No
     service.submit(Submission(bet(1, 10), "shoe", "0:1", reply=lambda r: answers.append("bet")))
     service.submit(Submission(None, "shoe", "0:2",
                               reply=lambda r: answers.append(f"none {r.stored}")))
-    wait_for(lambda: len(answers) == 2, "both answers")
+    CHANGED.wait_until(lambda: len(answers) == 2, "both answers")
     assert answers == ["bet", "none True"]
     assert service.journal.last_committed_seq == 1
 
@@ -351,6 +356,7 @@ def test_the_loop_applies_while_a_commit_waits_for_the_disk_and_answers_only_aft
 
     def slow_write(batch: Any) -> int:
         writes.append(batch.size)
+        CHANGED.notify()
         assert disk_free.wait(10.0)
         return real_write(batch)
 
@@ -358,15 +364,15 @@ def test_the_loop_applies_while_a_commit_waits_for_the_disk_and_answers_only_aft
     replies: list[Receipt] = []
     # The first bet's commit hangs on the "disk"; the next bets arrive meanwhile.
     service.submit(Submission(bet(1, 10), "api", "t:0", reply=replies.append))
-    wait_for(lambda: len(writes) == 1, "the first commit")
+    CHANGED.wait_until(lambda: len(writes) == 1, "the first commit")
     for i in range(1, 6):
         service.submit(Submission(bet(1 + i, 10), "api", f"t:{i}", reply=replies.append))
     # Applied and shown without the disk: every box's bet is on the table's view.
-    wait_for(lambda: [b.number for b in service.snapshot.view.boxes if b.bets]
-             == [1, 2, 3, 4, 5, 6], "every bet applied and shown")
+    CHANGED.wait_until(lambda: [b.number for b in service.snapshot.view.boxes if b.bets]
+                       == [1, 2, 3, 4, 5, 6], "every bet applied and shown")
     assert replies == [] and stored_rows(journal_path) == []
     disk_free.set()
-    wait_for(lambda: len(replies) == 6, "every answer")
+    CHANGED.wait_until(lambda: len(replies) == 6, "every answer")
     assert all(r.stored and r.accepted for r in replies)
     assert [r.journal_seq for r in replies] == [1, 2, 3, 4, 5, 6]
     # The five that waited went to the disk together, in one transaction.
