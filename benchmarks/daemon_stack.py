@@ -152,7 +152,7 @@ class SimStack:
             "api": {"enabled": False},
         }, "<benchmark>")
         self.rules: Rules = load_profile(profile)
-        self.daemon = Daemon(self.config, Devices(panel=self.mock.panel), fresh_shoe=True)
+        self.daemon = Daemon(self.config, Devices(panel=self.mock.panel, fresh_shoe=True))
         self.shoe = VirtualShoe(seeded_shoe(self.rules, seed), dealer_paced=True, seed=seed,
                                 link_path=link_path, record_write_times=record_write_times)
         self.seed = seed

@@ -72,18 +72,14 @@ class _Answers(ReplayWatcher):
 class Daemon:
     """The composition root. `devices` replaces what the config names (mock pins,
     a simulated shoe or felt, a test's clock: `tablectl.devices`); by default the
-    config's pin map on the default pins, its shoe port and its camera source.
-    `fresh_shoe`: the shoe numbers its frames from 1 at every start (a simulated
-    shoe made anew)."""
+    config's pin map on the default pins, its shoe port and its camera source."""
 
-    def __init__(self, config: Config, devices: Devices | None = None, *,
-                 fresh_shoe: bool = False) -> None:
+    def __init__(self, config: Config, devices: Devices | None = None) -> None:
         self.devices = devices = devices or Devices()
         if devices.camera is not None and config.camera is None:
             raise DaemonError("a camera source was given but the config has no [camera] "
                               "section (its layout file and fps)")
         self.config = config
-        self.fresh_shoe = fresh_shoe
         self.panel: PanelDevice | None = devices.panel
         # The mock pins of a panel without lamps (GPIOZERO_PIN_FACTORY=mock).
         self.mock_pins: MockFactory | None = None
@@ -239,7 +235,7 @@ class Daemon:
         if shoe.driver == "none" or shoe.port is None:
             return
         self.shoe = ShoeFeed(self.service, shoe.driver, shoe.port, baudrate=shoe.baudrate,
-                             fresh_shoe=self.fresh_shoe,
+                             fresh_shoe=self.devices.fresh_shoe,
                              open_shoe_link=self.devices.shoe_link)
         self.shoe.start()
         self._closers.append(self.shoe.stop)

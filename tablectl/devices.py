@@ -75,11 +75,14 @@ def open_shoelink(settings: ShoeLinkSettings,
 @dataclass(frozen=True)
 class Devices:
     """`panel`: None drives the config's pin map; `shoe_link`: how the config's
-    ShoeLink shoe is opened; `camera`: None films with the config's `[camera]
-    source` (the `[camera]` section is needed either way: layout, fps)."""
+    ShoeLink shoe is opened; `fresh_shoe`: that shoe numbers its frames from 1 at
+    every start, whatever the journal holds (a simulated shoe made anew);
+    `camera`: None films with the config's `[camera] source` (the `[camera]`
+    section is needed either way: layout, fps)."""
 
     panel: PanelDevice | None = None
     shoe_link: OpenShoeLink = open_shoelink
+    fresh_shoe: bool = False
     camera: FrameSource | None = None
     clock: Clock = time.monotonic
 

@@ -155,8 +155,8 @@ class SimulatedTable:
         # The daemon checks the config and profile before the devices are made.
         config = self.config(str(link_path))
         self.daemon = Daemon(config, Devices(panel=self.panel.panel,
-                                             shoe_link=self._open_shoe_link),
-                             fresh_shoe=True)
+                                             shoe_link=self._open_shoe_link,
+                                             fresh_shoe=True))
         shoe_path = self._start_devices(DeviceOptions(
             options.profile, dict(config.table.rules), options.journal, str(link_path),
             options.rounds, options.seed, options.boxes, options.mistake_rate,
