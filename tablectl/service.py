@@ -1,15 +1,15 @@
 """The table service: the one writer of table state.
 
 Every input (a shoe frame, a button, a terminal's API call, the camera, the
-simulator) arrives as a `Submission` on one queue. The service's loop applies
-each event to the table at once (so the lamps follow without waiting for the
-disk) and appends it to the journal. A committer thread stores what the loop
-has appended in one transaction (group commit) and only then answers each
-submitter: the shoe's frame is acknowledged and the API call returns once its
-event is on disk. While one commit waits for the disk the loop goes on
-applying, so the next commit takes everything that came in meanwhile.
+simulated dealer) arrives as a `Submission` on one queue, applied in order.
+The service's loop applies each event to the table at once (so the lamps
+follow without waiting for the disk) and appends it to the journal. A
+committer thread stores what the loop has appended in one transaction (group
+commit) and only then answers each submitter: the shoe's frame is
+acknowledged and the API call returns once its event is on disk. While one
+commit waits for the disk the loop goes on applying, so the next commit takes
+everything that came in meanwhile.
 """
-
 from __future__ import annotations
 
 import logging
@@ -43,7 +43,6 @@ __all__ = ["NOTHING_TO_STORE", "RECENT_ANSWERS", "Derive", "Receipt", "RefKey", 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
 
 Listener = Callable[["TableService"], None]
 # Called on the loop thread right after each event applied, with its outcome.
