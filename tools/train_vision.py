@@ -187,8 +187,15 @@ def degrade(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
 class CardSampler:
     """Card-level canvases with known index positions."""
 
-    def __init__(self, designs: Sequence[Any], render_card: Any, index_boxes: Any) -> None:
+    def __init__(self, designs: Sequence[Any], render_card: Any, index_boxes: Any,
+                 real_share: float | None = None) -> None:
+        from hwsim.camera.artwork import ArtworkDeck
+
         self.designs = list(designs)
+        # Canvases of real decks are drawn this share of the time (None: every design alike).
+        self.real_share = real_share
+        self._real = [d for d in self.designs if isinstance(d, ArtworkDeck)]
+        self._drawn = [d for d in self.designs if not isinstance(d, ArtworkDeck)]
         self.render_card = render_card
         self.index_boxes = index_boxes
         self._cache: dict[tuple[str, str, int], tuple[np.ndarray, IndexGlyphs | None]] = {}
@@ -206,7 +213,10 @@ class CardSampler:
         return self._cache[key]
 
     def canvas(self, rng: np.random.Generator) -> tuple[np.ndarray, list[Placed]]:
-        design = self.designs[int(rng.integers(len(self.designs)))]
+        pool = self.designs
+        if self.real_share is not None and self._real and self._drawn:
+            pool = self._real if rng.random() < self.real_share else self._drawn
+        design = pool[int(rng.integers(len(pool)))]
         width = int(rng.integers(14, 33)) * 5
         n_cards = int(rng.choice([1, 2, 2, 3, 3]))
         size = int(width * 3.2)
@@ -650,17 +660,20 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
 CHUNK = 250  # card-level canvases per task; scenes per task are a tenth of it
 
 
-def _example_task(task: tuple[str, int, int, int, tuple[str, ...], bool]) -> Examples:
+Task = tuple[str, int, int, int, tuple[str, ...], bool, float]
+
+
+def _example_task(task: Task) -> Examples:
     """One chunk of examples; a chunk depends only on its own numbers (any worker count)."""
     from hwsim.camera.dataset import generate_scenes, resolve_designs
     from hwsim.camera.faces import index_boxes, render_card
     from hwsim.camera.render import SceneSpec, render_scene
 
-    kind, chunk, count, seed, names, scene_indices = task
+    kind, chunk, count, seed, names, scene_indices, real_share = task
     cv2.setNumThreads(1)
     designs = resolve_designs(list(names))
     if kind == "cards":
-        sampler = CardSampler(designs, render_card, index_boxes)
+        sampler = CardSampler(designs, render_card, index_boxes, real_share)
         return card_level_data(np.random.default_rng([seed, chunk]), sampler, count)
     if kind == "benchmark-like":
         scenes = generate_scenes(count, seed + 1000, list(names), start=chunk * count)
@@ -676,17 +689,17 @@ def make_examples(args: argparse.Namespace, designs: Sequence[Any],
 
     started = time.perf_counter()
     key = tuple(names)
-    tasks: list[tuple[str, int, int, int, tuple[str, ...], bool]] = []
+    tasks: list[Task] = []
     for chunk, first in enumerate(range(0, args.samples, CHUNK)):
         tasks.append(("cards", chunk, min(CHUNK, args.samples - first), args.seed, key,
-                      args.scene_indices))
+                      args.scene_indices, args.real_share))
     # Half the scenes as the benchmark draws them (other seeds), half with harsher spoiling.
     per_task = max(1, CHUNK // 10)
     for kind, total in (("benchmark-like", args.scenes // 2),
                         ("harsh", args.scenes - args.scenes // 2)):
         for chunk in range(math.ceil(total / per_task)):
             tasks.append((kind, chunk, min(per_task, total - chunk * per_task), args.seed, key,
-                          args.scene_indices))
+                          args.scene_indices, args.real_share))
     with get_context("spawn").Pool(args.jobs) as pool:
         parts = []
         for done, part in enumerate(pool.imap(_example_task, tasks), start=1):
@@ -708,6 +721,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="rendered scenes of the tuning designs")
     parser.add_argument("--scene-indices", action="store_true",
                         help="take index examples from the scenes too, not only negatives")
+    parser.add_argument("--real-share", type=float, default=0.65,
+                        help="share of the card-level canvases drawn from real decks, when "
+                             "both drawn designs and real decks are trained on")
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--verifier-epochs", type=int, default=8,
@@ -777,7 +793,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "feature_size": FEATURE_SIZE, "ranks": RANKS + "-", "suits": SUITS,
         "min_confidence": 0.5, "filter_model": filter_path.name,
         "filter_threshold": round(threshold, 6), "seed": args.seed, "samples": args.samples,
-        "scenes": args.scenes, "epochs": args.epochs, "hidden": args.hidden, "designs": names}
+        "scenes": args.scenes, "real_share": args.real_share, "epochs": args.epochs,
+        "hidden": args.hidden, "designs": names}
     if args.verifier_epochs > 0:
         verifier_path = args.out.with_name(
             args.out.stem.replace("classifier", "verifier") + ".onnx")

@@ -23,7 +23,11 @@ import numpy as np
 # Sizes in pixels for the frame sizes the table uses (card width 60-160 px).
 MIN_GLYPH_PX = 5.0
 MAX_GLYPH_PX = 40.0
-INK_BLOCK_PX = 31
+# Ink is darker than the mean of a block around it. A small block keeps the thin,
+# pale strokes of small indices (a 31 px block, used before, lost 5% of the index
+# corners of real decks); a wide block still keeps large, bold glyphs whole.
+INK_BLOCK_PX = 17
+WIDE_INK_BLOCK_PX = 31
 INK_OFFSET = 22
 STRICT_INK_OFFSET = 55
 MIN_WHITE_RING = 0.35
@@ -82,13 +86,14 @@ def darkest_channel(frame: np.ndarray) -> np.ndarray:
     return cv2.min(cv2.min(blue, green), red)
 
 
-def ink_masks(darkest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """255 where the frame is darker than its surroundings: loosely, and strictly.
+def ink_masks(darkest: np.ndarray, block: int = INK_BLOCK_PX) -> tuple[np.ndarray, np.ndarray]:
+    """255 where the frame is darker than its surroundings (a `block` px square): loosely,
+    and strictly.
 
     The loose mask keeps faint glyphs (shade, blur); the strict one drops the
     anti-aliased pixels that join a glyph printed close to a border line to it.
     """
-    mean = cv2.blur(darkest, (INK_BLOCK_PX, INK_BLOCK_PX), borderType=cv2.BORDER_REPLICATE)
+    mean = cv2.blur(darkest, (block, block), borderType=cv2.BORDER_REPLICATE)
     loose = cv2.compare(cv2.add(darkest, INK_OFFSET), mean, cv2.CMP_LT)  # type: ignore[call-overload]
     strict = cv2.compare(cv2.add(darkest, STRICT_INK_OFFSET), mean,  # type: ignore[call-overload]
                          cv2.CMP_LT)
@@ -125,26 +130,21 @@ def print_colour_mask(blue: np.ndarray, green: np.ndarray, brightest: np.ndarray
     return cv2.compare(spread, limit, cv2.CMP_LE)  # type: ignore[call-overload,no-any-return]
 
 
-def _glyph_components(ink: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Boxes (x, y, w, h), longest sides and centres of the glyph-sized ink components."""
-    _count, _labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(
-        ink, 8, cv2.CV_32S, cv2.CCL_GRANA)
-    x, y, w, h, area = (stats[1:, i] for i in range(5))
-    longest = np.maximum(w, h)
-    keep = ((longest >= MIN_GLYPH_PX) & (longest <= MAX_GLYPH_PX)
-            & (area >= 8) & (area <= 0.85 * w * h + 1))
-    return stats[1:, :4][keep], longest[keep], centroids[1:][keep]
-
-
 def find_blobs(frame: np.ndarray) -> Blobs:
     """Ink blobs of glyph size lying on card-white ground.
 
-    Pixels not of a print colour (`print_colour_mask`) are never ink. Two
-    passes: the loose ink mask, then the strict one thinned by a pixel (a
-    glyph printed touching a border line comes free of it). The second adds the
-    glyphs the first did not cover, and those it found run together: where one
-    loose blob holds several strict ones (a rank and its pip smeared into one by
-    motion blur), the strict ones are kept beside it.
+    Pixels not of a print colour (`print_colour_mask`) are never ink. Three
+    passes, each adding the blobs the earlier ones missed:
+
+    1. the loose ink mask over a small block (thin and pale strokes);
+    2. the loose ink mask over a wide block (large bold glyphs, whose middle a
+       small block's mean takes for background);
+    3. the strict mask over the small block, thinned by a pixel (a glyph printed
+       touching a border line comes free of it).
+
+    A later pass's blob is added where no earlier blob covers its centre, or
+    where the earlier blob covering it holds two or more of the pass's blobs: a
+    rank and its pip that blur ran together into one.
     """
     blue, green, red = cv2.split(frame)
     darkest = cv2.min(cv2.min(blue, green), red)
@@ -155,32 +155,54 @@ def find_blobs(frame: np.ndarray) -> Blobs:
     near_card = cv2.bitwise_and(cv2.dilate(white, _NEAR),
                                 print_colour_mask(blue, green, brightest))
     loose, strict = ink_masks(darkest)
-    loose = cv2.bitwise_and(loose, near_card)
-    thinned = cv2.bitwise_and(cv2.erode(strict, _CROSS), near_card)
-    boxes, longest, centres = _glyph_components(loose)
-    t_boxes, t_longest, t_centres = _glyph_components(thinned)
-    # Thinning took a pixel off every side.
-    t_boxes = t_boxes + np.array([-1, -1, 2, 2], t_boxes.dtype)
-    t_longest = t_longest + 2
-    if t_boxes.shape[0] and boxes.shape[0]:
-        inside = ((t_centres[:, None, 0] >= boxes[None, :, 0])
-                  & (t_centres[:, None, 0] <= boxes[None, :, 0] + boxes[None, :, 2])
-                  & (t_centres[:, None, 1] >= boxes[None, :, 1])
-                  & (t_centres[:, None, 1] <= boxes[None, :, 1] + boxes[None, :, 3]))
-        # A strict blob is new where no loose blob covers it, or where its loose
-        # blob holds two or more strict ones: blur ran those glyphs into one.
-        merged = inside.sum(axis=0) >= 2
-        new = ~inside.any(axis=1) | (inside & merged[None, :]).any(axis=1)
-        t_boxes, t_longest, t_centres = t_boxes[new], t_longest[new], t_centres[new]
-    boxes = np.concatenate([boxes, t_boxes])
-    longest = np.concatenate([longest, t_longest])
-    centres = np.concatenate([centres, t_centres])
+    wide, _ = ink_masks(darkest, WIDE_INK_BLOCK_PX)
+    passes = [(cv2.bitwise_and(loose, near_card), 0), (cv2.bitwise_and(wide, near_card), 0),
+              (cv2.bitwise_and(cv2.erode(strict, _CROSS), near_card), 1)]
+    boxes, longest, centres = _glyph_components(*passes[0])
+    for mask, thinned_by in passes[1:]:
+        more_boxes, more_longest, more_centres = _glyph_components(mask, thinned_by)
+        new = _not_covered(more_centres, boxes)
+        boxes = np.concatenate([boxes, more_boxes[new]])
+        longest = np.concatenate([longest, more_longest[new]])
+        centres = np.concatenate([centres, more_centres[new]])
     if boxes.shape[0]:
         ring = _ring_fraction(white, boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3])
         on_card = ring >= MIN_WHITE_RING
         boxes, longest, centres = boxes[on_card], longest[on_card], centres[on_card]
     return Blobs(centres.astype(np.float32), longest.astype(np.float32),
                  boxes.astype(np.int32))
+
+
+def _not_covered(centres: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """Which blobs (by centre) are new: in no box, or in a box that holds two or more."""
+    if centres.shape[0] == 0 or boxes.shape[0] == 0:
+        return np.ones(centres.shape[0], bool)
+    inside = ((centres[:, None, 0] >= boxes[None, :, 0])
+              & (centres[:, None, 0] <= boxes[None, :, 0] + boxes[None, :, 2])
+              & (centres[:, None, 1] >= boxes[None, :, 1])
+              & (centres[:, None, 1] <= boxes[None, :, 1] + boxes[None, :, 3]))
+    merged = inside.sum(axis=0) >= 2
+    new: np.ndarray = ~inside.any(axis=1) | (inside & merged[None, :]).any(axis=1)
+    return new
+
+
+def _glyph_components(ink: np.ndarray, thinned_by: int = 0
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Boxes (x, y, w, h), longest sides and centres of the glyph-sized ink components.
+
+    A mask thinned by `thinned_by` pixels gets its boxes grown back by as much.
+    """
+    _count, _labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(
+        ink, 8, cv2.CV_32S, cv2.CCL_GRANA)
+    stats = stats[1:]
+    if thinned_by:
+        stats = stats + np.array([-thinned_by, -thinned_by, 2 * thinned_by, 2 * thinned_by, 0],
+                                 stats.dtype)
+    x, y, w, h, area = (stats[:, i] for i in range(5))
+    longest = np.maximum(w, h)
+    keep = ((longest >= MIN_GLYPH_PX) & (longest <= MAX_GLYPH_PX)
+            & (area >= 8) & (area <= 0.85 * w * h + 1))
+    return stats[:, :4][keep], longest[keep], centroids[1:][keep]
 
 
 def _ring_fraction(mask: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray,

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.candidates import find_blobs, ink_masks, pair_blobs
+from vision.candidates import WIDE_INK_BLOCK_PX, find_blobs, ink_masks, pair_blobs
 from vision.features import (
     CROP_H,
     CROP_W,
@@ -139,8 +139,8 @@ def test_the_verifier_input_does_not_change_with_the_light() -> None:
 
 def test_a_rank_and_pip_blur_joined_are_found_apart() -> None:
     """A red bar over a red pip, joined by a pale pink smear (what motion blur leaves
-    between them): the loose ink mask sees one blob, the strict one two, and both
-    glyphs come out as blobs of their own."""
+    between them): the loose ink mask over the wide block sees one blob, the strict
+    one two, and both glyphs come out as blobs of their own."""
     card = np.full((300, 300, 3), (40, 110, 40), np.uint8)
     cv2.rectangle(card, (60, 60), (240, 260), (235, 235, 235), -1)
     red, smear = (40, 40, 200), (155, 155, 225)
@@ -149,7 +149,7 @@ def test_a_rank_and_pip_blur_joined_are_found_apart() -> None:
     cv2.circle(card, (120, 130), 6, red, -1)  # the pip: centre (120, 130)
     cv2.rectangle(card, (117, 119), (123, 123), smear, -1)
     darkest = card.min(axis=2)
-    loose, strict = ink_masks(darkest)
+    loose, strict = ink_masks(darkest, WIDE_INK_BLOCK_PX)
     assert loose[121, 120] and not strict[121, 120]  # the smear is loose ink only
     joined = cv2.connectedComponentsWithStats(loose)[2][1:]
     assert any(w * h > 0 and 25 < max(w, h) <= 40 and y <= 104 and y + h >= 136
@@ -196,9 +196,9 @@ def test_a_glyph_touching_a_coloured_chip_is_found() -> None:
         cv2.circle(card, (x + 5, 138), 7, ink, -1)  # its pip
     cv2.circle(card, (123, 168), 24, (170, 70, 30), -1, cv2.LINE_AA)  # the chip, touching
     darkest = card.min(axis=2)
-    loose, _strict = ink_masks(darkest)
+    loose, _strict = ink_masks(darkest, WIDE_INK_BLOCK_PX)
     _count, labels = cv2.connectedComponents(loose)[:2]
-    assert labels[138, 123] == labels[150, 123] != 0  # chip and pip are one loose blob
+    assert labels[138, 123] == labels[150, 123] != 0  # chip and pip: one wide-block blob
     centres = find_blobs(card).centres
     for x0 in (110, 190):
         ys, xs = np.nonzero(darkest[95:125, x0:x0 + 25] < 100)
