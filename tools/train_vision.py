@@ -47,15 +47,16 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "hw-sim")]
 
+from verifier_training import VERIFIER_CHANNELS, VERIFIER_HIDDEN, train_verifier  # noqa: E402
+
 from foundation.cards import RANKS, SUITS  # noqa: E402
 from vision.candidates import find_blobs  # noqa: E402
-from vision.features import CROP_H, CROP_W, FEATURE_SIZE, GLANCE_START, net_input  # noqa: E402
-from vision.onnx_writer import ConvLayer, DenseLayer, cnn_to_onnx, mlp_to_onnx  # noqa: E402
+from vision.features import CROP_H, CROP_W, FEATURE_SIZE, GLANCE_START  # noqa: E402
+from vision.onnx_writer import DenseLayer, mlp_to_onnx  # noqa: E402
 from vision.recognizer import (  # noqa: E402
     MODEL_FILE,
     NOT_INDEX,
     candidate_features,
-    forward_all,
 )
 
 CARDS = [r + s for r in RANKS for s in SUITS]
@@ -512,6 +513,18 @@ def export(model: MLP, mean: np.ndarray, std: np.ndarray, path: Path,
     path.write_bytes(mlp_to_onnx([DenseLayer(w1, b1)], heads))
 
 
+# The filter's threshold lets 99.8% of the training indices through, but never goes
+# under FILTER_FLOOR: with the finder's 632 pairs a frame, the 99.8% point fell to
+# 0.0005 and let 40% of the other pairs through to the costlier look; 0.03 lost no
+# index of 40 scenes of the training decks and halved that share.
+FILTER_FLOOR = 0.03
+
+
+def filter_threshold(index_scores: np.ndarray) -> float:
+    """The filter score under which a pair is dropped, from the training indices' scores."""
+    return float(min(0.1, max(FILTER_FLOOR, np.quantile(index_scores, 0.002))))
+
+
 def train_filter(features: np.ndarray, rank: np.ndarray, seed: int,
                  path: Path) -> float:
     """The quick first look: index or not from the glance features; returns its threshold.
@@ -525,7 +538,7 @@ def train_filter(features: np.ndarray, rank: np.ndarray, seed: int,
                              epochs=15, hidden=32, rank_classes=2)
     _, logits, _ = model.forward(((glance - mean) / std).astype(np.float32))
     score = _softmax(logits)[:, 1]
-    threshold = float(min(0.1, np.quantile(score[is_index == 1], 0.002)))
+    threshold = filter_threshold(score[is_index == 1])
     passed = score >= threshold
     print(f"filter: threshold {threshold:.4f} keeps {passed[is_index == 1].mean():.4f} of the "
           f"indices and {passed[is_index == 0].mean():.4f} of the rest")
@@ -549,112 +562,10 @@ def reuse_mlp(features: np.ndarray, rank: np.ndarray, classifier: Path,
         not_index.append(_softmax(net.run(chunk)["rank"])[:, NOT_INDEX])
         score.append(_softmax(filter_net.run(chunk[:, GLANCE_START:])["index"])[:, 1])
     scores = np.concatenate(score)
-    threshold = float(min(0.1, np.quantile(scores[is_index], 0.002)))
+    threshold = filter_threshold(scores[is_index])
     print(f"kept the classifier and filter of {classifier.parent}; filter threshold "
           f"{threshold:.4f}", flush=True)
     return threshold, np.concatenate(not_index)
-
-
-VERIFIER_CHANNELS = (24, 48, 64)
-VERIFIER_HIDDEN = 128
-
-
-def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: int,
-                   epochs: int, path: Path) -> Any:
-    """The second look: a small CNN on the colour crops, trained with PyTorch (CPU).
-
-    Three 3x3 conv-ReLU-maxpool blocks (24, 48, 64 channels) on the 3x36x24
-    crop, a 128-unit ReLU layer, a rank head (14 classes, the last "not an
-    index") and a suit head. Written as ONNX for `cv2.dnn`; returns a function
-    giving the exported network's (rank, suit) probabilities, to check it.
-    """
-    try:
-        import torch
-        from torch import nn
-    except ImportError:
-        raise SystemExit("training the verifier needs PyTorch (training only): "
-                         "pip install -e '.[train]'") from None
-
-    torch.manual_seed(seed)
-    torch.use_deterministic_algorithms(True)
-    generator = torch.Generator().manual_seed(seed)
-    c1, c2, c3 = VERIFIER_CHANNELS
-    flat = c3 * (CROP_H // 8) * (CROP_W // 8)
-    convs = nn.ModuleList([nn.Conv2d(3, c1, 3, padding=1), nn.Conv2d(c1, c2, 3, padding=1),
-                           nn.Conv2d(c2, c3, 3, padding=1)])
-    dense = nn.Linear(flat, VERIFIER_HIDDEN)
-    rank_head = nn.Linear(VERIFIER_HIDDEN, len(RANKS) + 1)
-    suit_head = nn.Linear(VERIFIER_HIDDEN, len(SUITS))
-    dropout = nn.Dropout(0.2)
-    modules = nn.ModuleList([convs, dense, rank_head, suit_head, dropout])
-
-    def forward(x: Any) -> tuple[Any, Any]:
-        for conv in convs:
-            x = nn.functional.max_pool2d(torch.relu(conv(x)), 2)
-        hidden = torch.relu(dense(dropout(x.flatten(1))))
-        return rank_head(hidden), suit_head(hidden)
-
-    inputs = torch.from_numpy(net_input(crops))
-    rank_t = torch.from_numpy(rank.astype(np.int64))
-    suit_t = torch.from_numpy(suit.astype(np.int64))
-    optimiser = torch.optim.AdamW(modules.parameters(), lr=2e-3, weight_decay=1e-4)
-    batch = 256
-    steps = epochs * math.ceil(inputs.shape[0] / batch)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
-    rank_loss = nn.CrossEntropyLoss()
-    suit_loss = nn.CrossEntropyLoss(ignore_index=NO_SUIT)
-    modules.train()
-    for epoch in range(epochs):
-        order = torch.randperm(inputs.shape[0], generator=generator)
-        total, count = 0.0, 0
-        for start in range(0, order.numel(), batch):
-            chunk = order[start:start + batch]
-            x = inputs[chunk]
-            # Some robustness to light and print: per-crop contrast and a little noise.
-            x = x * (0.8 + 0.4 * torch.rand(x.shape[0], 1, 1, 1, generator=generator))
-            x = x + 0.03 * torch.randn(x.shape, generator=generator)
-            rank_logits, suit_logits = forward(x)
-            loss = rank_loss(rank_logits, rank_t[chunk])
-            if bool((suit_t[chunk] >= 0).any()):
-                loss = loss + suit_loss(suit_logits, suit_t[chunk])
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += float(loss.detach()) * chunk.numel()
-            count += chunk.numel()
-        print(f"verifier epoch {epoch + 1}/{epochs}: loss {total / count:.4f}", flush=True)
-    modules.eval()
-
-    def numpy_of(t: Any) -> np.ndarray:
-        return np.ascontiguousarray(t.detach().numpy(), dtype=np.float32)
-
-    path.write_bytes(cnn_to_onnx(
-        [ConvLayer(numpy_of(c.weight), numpy_of(c.bias)) for c in convs],
-        [DenseLayer(numpy_of(dense.weight).T, numpy_of(dense.bias))],
-        {"rank": DenseLayer(numpy_of(rank_head.weight).T, numpy_of(rank_head.bias)),
-         "suit": DenseLayer(numpy_of(suit_head.weight).T, numpy_of(suit_head.bias))},
-        (3, CROP_H, CROP_W), embedding="embedding"))
-    net = cv2.dnn.readNetFromONNX(str(path))
-    with torch.no_grad():
-        check = inputs[:512]
-        want_rank, want_suit = forward(check)
-    outputs = forward_all(net, check.numpy())
-    got_rank, got_suit = outputs["rank"], outputs["suit"]
-    error = max(float(np.abs(got_rank - want_rank.numpy()).max()),
-                float(np.abs(got_suit - want_suit.numpy()).max()))
-    assert error < 1e-2, f"the exported verifier differs from the trained one by {error}"
-
-    def probabilities(some: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        out_rank, out_suit = [], []
-        for start in range(0, some.shape[0], 4096):
-            outputs = forward_all(net, net_input(some[start:start + 4096]))
-            r, s = outputs["rank"], outputs["suit"]
-            out_rank.append(_softmax(r))
-            out_suit.append(_softmax(s))
-        return np.concatenate(out_rank), np.concatenate(out_suit)
-
-    return probabilities
 
 
 CHUNK = 250  # card-level canvases per task; scenes per task are a tenth of it
@@ -726,7 +637,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "both drawn designs and real decks are trained on")
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--hidden", type=int, default=128)
-    parser.add_argument("--verifier-epochs", type=int, default=8,
+    parser.add_argument("--verifier-channels", type=int, nargs=3, default=VERIFIER_CHANNELS,
+                        help="channels of the verifier's three convolutions")
+    parser.add_argument("--verifier-hidden", type=int, default=VERIFIER_HIDDEN,
+                        help="units of the verifier's dense layer")
+    parser.add_argument("--verifier-epochs", type=int, default=4,
                         help="epochs of the convolutional verifier (0: none)")
     parser.add_argument("--verify-below", type=float, default=0.9,
                         help="the verifier reads every pair the MLP gives less than this "
@@ -810,7 +725,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"verifier: {chosen.size} examples ({is_index.sum()} indices, "
               f"{(looked & ~is_index).sum()} pairs the classifier hands it)", flush=True)
         probabilities = train_verifier(crops[chosen], rank[chosen], suit[chosen], args.seed + 2,
-                                       args.verifier_epochs, verifier_path)
+                                       args.verifier_epochs, verifier_path,
+                                       tuple(args.verifier_channels), args.verifier_hidden)
         v_rank, v_suit = probabilities(crops[chosen])
         ok = ((v_rank.argmax(1) == rank[chosen])
               & ((v_suit.argmax(1) == suit[chosen]) | ~is_index[chosen]))
@@ -821,6 +737,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         info.update({"verifier_model": verifier_path.name,
                      "verify_below": round(verify_below, 6), "combine": "mean",
                      "verifier_epochs": args.verifier_epochs,
+                     "verifier_channels": list(args.verifier_channels),
+                     "verifier_hidden": args.verifier_hidden,
                      "verifier_easy": args.verifier_easy})
     info_path = args.out.with_suffix(".json")
     info_path.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")

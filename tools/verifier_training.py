@@ -1,0 +1,177 @@
+"""Train the verifier, the recognizer's second look (used by `tools/train_vision.py`).
+
+A small CNN on the colour crops of candidate index corners, trained with
+PyTorch on the CPU and written as ONNX for `cv2.dnn` / onnxruntime. Every
+batch is spoiled afresh (`augment`): the crops are scaled, stretched, turned
+and shifted a little, blurred now and then, and their light and colour
+varied, since an unseen design places and draws its glyphs a little
+differently relative to the rank-to-pip distance the crop is cut by.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT)]
+
+from foundation.cards import RANKS, SUITS  # noqa: E402
+from vision.features import CROP_H, CROP_W, net_input  # noqa: E402
+from vision.networks import forward_all  # noqa: E402
+from vision.onnx_writer import ConvLayer, DenseLayer, cnn_to_onnx  # noqa: E402
+
+VERIFIER_CHANNELS = (24, 48, 64)
+VERIFIER_HIDDEN = 128
+NO_SUIT = -1  # suit label of "not an index" examples (the suit head ignores them)
+# Geometric spoiling of a crop: scale, stretch of one axis against the other,
+# turn (degrees) and shift (share of the crop's half width and half height).
+AUGMENT_SCALE = 0.12
+AUGMENT_STRETCH = 0.08
+AUGMENT_TURN_DEG = 6.0
+AUGMENT_SHIFT = (0.10, 0.07)
+AUGMENT_BLUR_SHARE = 0.3
+
+Probabilities = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def augment(x: Any, generator: Any) -> Any:
+    """A batch of verifier inputs (n, 3, H, W) spoiled at random, each crop its own way."""
+    import torch
+    from torch import nn
+
+    n = x.shape[0]
+
+    def uniform(size: float, *shape: int) -> Any:
+        return size * (2 * torch.rand(*(shape or (n,)), generator=generator) - 1)
+
+    scale = 1 + uniform(AUGMENT_SCALE)
+    stretch = 1 + uniform(AUGMENT_STRETCH)
+    turn = uniform(math.radians(AUGMENT_TURN_DEG))
+    cos, sin = torch.cos(turn), torch.sin(turn)
+    aspect = CROP_H / CROP_W  # normalised coordinates: the crop is taller than wide
+    theta = torch.stack([
+        torch.stack([cos * scale * stretch, -sin * scale * aspect, uniform(AUGMENT_SHIFT[0])], 1),
+        torch.stack([sin * scale / aspect, cos * scale / stretch, uniform(AUGMENT_SHIFT[1])], 1),
+    ], 1)
+    grid = nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
+    x = nn.functional.grid_sample(x, grid, padding_mode="border", align_corners=False)
+    # Now and then a blur of random strength (a 3x3 box mixed in).
+    blurred = nn.functional.avg_pool2d(x, 3, stride=1, padding=1, count_include_pad=False)
+    mix = (torch.rand(n, 1, 1, 1, generator=generator) < AUGMENT_BLUR_SHARE) * torch.rand(
+        n, 1, 1, 1, generator=generator)
+    x = x * (1 - mix) + blurred * mix
+    # Light and print: per-crop contrast, brightness and a little colour cast, then noise.
+    x = x * (0.8 + 0.4 * torch.rand(n, 1, 1, 1, generator=generator))
+    x = x + 0.08 * torch.randn(n, 1, 1, 1, generator=generator)
+    x = x * (1 + 0.06 * torch.randn(n, 3, 1, 1, generator=generator))
+    return x + 0.03 * torch.randn(x.shape, generator=generator)
+
+
+def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: int,
+                   epochs: int, path: Path, channels: tuple[int, int, int] = VERIFIER_CHANNELS,
+                   hidden_units: int = VERIFIER_HIDDEN) -> Probabilities:
+    """The second look: a small CNN on the colour crops, trained with PyTorch (CPU).
+
+    Three 3x3 conv-ReLU-maxpool blocks (`channels`) on the 3x36x24 crop, a
+    ReLU layer of `hidden_units`, a rank head (14 classes, the last "not an
+    index") and a suit head. Written as ONNX; returns a function giving the
+    exported network's (rank, suit) probabilities, to check it.
+    """
+    try:
+        import torch
+        from torch import nn
+    except ImportError:
+        raise SystemExit("training the verifier needs PyTorch (training only): "
+                         "pip install -e '.[train]'") from None
+
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True)
+    generator = torch.Generator().manual_seed(seed)
+    c1, c2, c3 = channels
+    flat = c3 * (CROP_H // 8) * (CROP_W // 8)
+    convs = nn.ModuleList([nn.Conv2d(3, c1, 3, padding=1), nn.Conv2d(c1, c2, 3, padding=1),
+                           nn.Conv2d(c2, c3, 3, padding=1)])
+    dense = nn.Linear(flat, hidden_units)
+    rank_head = nn.Linear(hidden_units, len(RANKS) + 1)
+    suit_head = nn.Linear(hidden_units, len(SUITS))
+    dropout = nn.Dropout(0.2)
+    modules = nn.ModuleList([convs, dense, rank_head, suit_head, dropout])
+
+    def forward(x: Any) -> tuple[Any, Any]:
+        for conv in convs:
+            x = nn.functional.max_pool2d(torch.relu(conv(x)), 2)
+        hidden = torch.relu(dense(dropout(x.flatten(1))))
+        return rank_head(hidden), suit_head(hidden)
+
+    inputs = torch.from_numpy(net_input(crops))
+    rank_t = torch.from_numpy(rank.astype(np.int64))
+    suit_t = torch.from_numpy(suit.astype(np.int64))
+    optimiser = torch.optim.AdamW(modules.parameters(), lr=2e-3, weight_decay=1e-4)
+    batch = 256
+    steps = epochs * math.ceil(inputs.shape[0] / batch)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    rank_loss = nn.CrossEntropyLoss()
+    suit_loss = nn.CrossEntropyLoss(ignore_index=NO_SUIT)
+    modules.train()
+    for epoch in range(epochs):
+        order = torch.randperm(inputs.shape[0], generator=generator)
+        total, count = 0.0, 0
+        for start in range(0, order.numel(), batch):
+            chunk = order[start:start + batch]
+            with torch.no_grad():
+                x = augment(inputs[chunk], generator)
+            rank_logits, suit_logits = forward(x)
+            loss = rank_loss(rank_logits, rank_t[chunk])
+            if bool((suit_t[chunk] >= 0).any()):
+                loss = loss + suit_loss(suit_logits, suit_t[chunk])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss.detach()) * chunk.numel()
+            count += chunk.numel()
+        print(f"verifier epoch {epoch + 1}/{epochs}: loss {total / count:.4f}", flush=True)
+    modules.eval()
+
+    def numpy_of(t: Any) -> np.ndarray:
+        return np.ascontiguousarray(t.detach().numpy(), dtype=np.float32)
+
+    path.write_bytes(cnn_to_onnx(
+        [ConvLayer(numpy_of(c.weight), numpy_of(c.bias)) for c in convs],
+        [DenseLayer(numpy_of(dense.weight).T, numpy_of(dense.bias))],
+        {"rank": DenseLayer(numpy_of(rank_head.weight).T, numpy_of(rank_head.bias)),
+         "suit": DenseLayer(numpy_of(suit_head.weight).T, numpy_of(suit_head.bias))},
+        (3, CROP_H, CROP_W), embedding="embedding"))
+    net = cv2.dnn.readNetFromONNX(str(path))
+    with torch.no_grad():
+        check = inputs[:512]
+        want_rank, want_suit = forward(check)
+    outputs = forward_all(net, check.numpy())
+    got_rank, got_suit = outputs["rank"], outputs["suit"]
+    error = max(float(np.abs(got_rank - want_rank.numpy()).max()),
+                float(np.abs(got_suit - want_suit.numpy()).max()))
+    assert error < 1e-2, f"the exported verifier differs from the trained one by {error}"
+
+    def probabilities(some: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        out_rank, out_suit = [], []
+        for start in range(0, some.shape[0], 4096):
+            outputs = forward_all(net, net_input(some[start:start + 4096]))
+            out_rank.append(_softmax(outputs["rank"]))
+            out_suit.append(_softmax(outputs["suit"]))
+        return np.concatenate(out_rank), np.concatenate(out_suit)
+
+    return probabilities
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    exp = np.exp(shifted)
+    result: np.ndarray = exp / exp.sum(axis=1, keepdims=True)
+    return result
