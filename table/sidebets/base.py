@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from table.sidebets.odds import EXACT
+
 if TYPE_CHECKING:
     from table.profiles import Rules
 
@@ -94,3 +96,18 @@ class DealtBet:
 
     def lost(self) -> str:
         return f"{self.spot} lost"
+
+
+class ThreeCardBet(DealtBet):
+    """A bet on the box's first two cards and the dealer's first card: a module
+    names its pay table (`pay`) and its exact return on a fresh shoe (`odds`)."""
+
+    pay: Callable[[Sequence[str]], Win | None]
+    odds: Callable[[Sequence[str], int], Fraction]
+
+    def judge(self, rules: Rules, box_cards: Sequence[str],
+              dealer_cards: Sequence[str]) -> Win | None:
+        return self.pay([box_cards[0], box_cards[1], dealer_cards[0]])
+
+    def exact_return(self, inputs: OddsInputs) -> tuple[Fraction | float, str, str]:
+        return self.odds(inputs.cards, inputs.copies), EXACT, ""

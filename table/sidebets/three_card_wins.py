@@ -6,23 +6,11 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from table.sidebets.base import DealtBet, OddsInputs, Win
-from table.sidebets.odds import EXACT, ordered_return
+from table.sidebets.base import ThreeCardBet, Win
+from table.sidebets.odds import ordered_return
 
 if TYPE_CHECKING:
-    from table.profiles import Rules
-
-
-class ThreeCardWins(DealtBet):
-    spot = "3cw"
-    title = "3 card wins"
-
-    def judge(self, rules: Rules, box_cards: Sequence[str],
-              dealer_cards: Sequence[str]) -> Win | None:
-        return pays([box_cards[0], box_cards[1], dealer_cards[0]])
-
-    def exact_return(self, inputs: OddsInputs) -> tuple[Fraction | float, str, str]:
-        return exact(inputs.cards, inputs.copies), EXACT, ""
+    pass
 
 
 def pays(cards: Sequence[str]) -> Win | None:
@@ -45,6 +33,13 @@ def exact(cards: Sequence[str], copies: int) -> Fraction:
         win = pays(three)
         return None if win is None else win[0]
     return ordered_return(cards, copies, 3, pay)
+
+
+class ThreeCardWins(ThreeCardBet):
+    spot = "3cw"
+    title = "3 card wins"
+    pay = staticmethod(pays)
+    odds = staticmethod(exact)
 
 
 BET = ThreeCardWins()
