@@ -131,7 +131,11 @@ class Publisher:
         self._thread.start()
 
     def wake(self) -> None:
-        self._wake.set()
+        # While the broker is away a commit has nothing to send: the thread sleeps on
+        # (waking it at every commit would cost the table's own thread time), and the
+        # reconnection wakes it.
+        if self.client is None or self.connected.is_set() or self._check_until is not None:
+            self._wake.set()
 
     def stop(self, linger_s: float = 1.0) -> None:
         """Stop: wait up to `linger_s` for what is in flight, say offline, save the mark."""
