@@ -6,8 +6,10 @@
 #   through Selenium (tests/tablectl/test_display_browser.py).
 #   mosquitto: the MQTT broker the floor's tests start on a free loopback port and kill
 #   (tests/tablectl/mqtt/, benchmarks/floor_mqtt.py).
+#   openssl: makes the certificate of the TLS broker in tests/tablectl/mqtt/
+#   test_floor_security_docs.py.
 set -eu
-PACKAGES="gnome-cards-data kdegames-card-data-kf5 librsvg2-bin chromium chromium-driver mosquitto"
+PACKAGES="gnome-cards-data kdegames-card-data-kf5 librsvg2-bin chromium chromium-driver mosquitto openssl"
 missing=""
 for package in $PACKAGES; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
