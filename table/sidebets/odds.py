@@ -34,3 +34,15 @@ def ordered_return(cards: Sequence[str], copies: int, k: int, pay: Pay) -> Fract
     for i in range(k):
         ways *= size - i
     return Fraction(total) / ways
+
+
+def three_card_return(cards: Sequence[str], copies: int,
+                      pays: Callable[[Sequence[str]], tuple[Fraction, str] | None]) -> Fraction:
+    """Expected net return per unit of a bet on the box's two cards and the dealer's
+    first, paid by `pays` (odds and name, or None): the three cards are a random draw
+    whichever order they come in, so the box's two are the first two and the dealer's
+    the third."""
+    def pay(three: Sequence[str]) -> Fraction | None:
+        win = pays(three)
+        return None if win is None else win[0]
+    return ordered_return(cards, copies, 3, pay)

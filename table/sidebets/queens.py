@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from table.sidebets.base import ThreeCardBet, Win
-from table.sidebets.odds import ordered_return
-
-if TYPE_CHECKING:
-    pass
+from table.sidebets.odds import three_card_return
 
 
 def pays(cards: Sequence[str]) -> Win | None:
@@ -33,10 +29,7 @@ def pays(cards: Sequence[str]) -> Win | None:
 
 
 def exact(cards: Sequence[str], copies: int) -> Fraction:
-    def pay(three: Sequence[str]) -> Fraction | None:
-        win = pays(three)
-        return None if win is None else win[0]
-    return ordered_return(cards, copies, 3, pay)
+    return three_card_return(cards, copies, pays)
 
 
 class QueensTrio(ThreeCardBet):
