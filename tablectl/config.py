@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from tablectl.mqtt.settings import MqttConfig, parse_section
+from tablectl.shoe_feed import SHOE_READERS
 
-SHOE_DRIVERS = ("shoelink", "text", "none")
 DEFAULT_JOURNAL = "var/journal.sqlite"
 DEFAULT_USERS = "var/users.json"
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
@@ -36,6 +36,12 @@ class ConfigError(Exception):
 class TableConfig:
     profile: str = "casinos-austria"
     rules: Mapping[str, Any] = field(default_factory=dict)
+
+
+def shoe_drivers() -> tuple[str, ...]:
+    """The registered card readers (`tablectl.shoe_feed.SHOE_READERS`), and "none" for a
+    camera-only table."""
+    return (*SHOE_READERS, "none")
 
 
 @dataclass(frozen=True)
@@ -170,9 +176,8 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
     problems.extend(_profile_problems(table, source))
 
     shoe_section = _Section("shoe", raw.get("shoe"), problems)
-    driver = shoe_section.get(
-        "driver", "shoelink", lambda v: v in SHOE_DRIVERS, " or ".join(SHOE_DRIVERS)
-    )
+    drivers = shoe_drivers()
+    driver = shoe_section.get("driver", "shoelink", lambda v: v in drivers, " or ".join(drivers))
     shoe = ShoeConfig(
         driver=driver,
         port=shoe_section.get("port", None, _text, "a serial port path or URL"),

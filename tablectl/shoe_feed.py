@@ -17,9 +17,9 @@ frames number from 1 again and are new, not re-sends.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from firmware_bridge.serial_port import Backoff
 from firmware_bridge.shoelink.events import (
@@ -64,6 +64,45 @@ def parse_ref(ref: str | None) -> FrameRef | None:
     return FrameRef(int(epoch), int(seq), int(uptime) if uptime else None)
 
 
+@dataclass(frozen=True)
+class ReaderSettings:
+    """What every card reader is opened with: its port, and where the journal says
+    the reader resumes (a reader without sequence numbers ignores the last two)."""
+
+    port: str
+    baudrate: int = 115_200
+    backoff: Backoff | None = None
+    resume_after: int | None = None
+    known_uptime_ms: int | None = None
+
+
+class _Stats(Protocol):
+    def as_dict(self) -> Mapping[str, Any]: ...
+
+
+class ShoeReader(Protocol):
+    """What the feed needs of a card reader: start it, stop it, its figures."""
+
+    @property
+    def stats(self) -> _Stats: ...
+    def start(self) -> None: ...
+    def stop(self, timeout_s: float = 2.0) -> None: ...
+
+
+# Opens a reader for the feed, delivering to the feed's own handler for it.
+ReaderOpener = Callable[["ShoeFeed", ReaderSettings], ShoeReader]
+
+# `[shoe] driver` -> how its reader is opened. A new reader (an RFID shoe, say)
+# registers here with `register_reader` and is then a valid `driver` in the config.
+SHOE_READERS: dict[str, ReaderOpener] = {}
+
+
+def register_reader(driver: str, opener: ReaderOpener) -> None:
+    if driver in SHOE_READERS or driver == "none":
+        raise ValueError(f"shoe driver {driver!r} is taken")
+    SHOE_READERS[driver] = opener
+
+
 class ShoeFeed:
     """Starts the configured reader and turns its events into submissions."""
 
@@ -91,19 +130,14 @@ class ShoeFeed:
         known_uptime = last.uptime_ms if last else None
         if fresh_shoe and last is not None:
             self._epoch, self._last_seq, known_uptime = self._epoch + 1, 0, None
+        self.open_shoe_link = open_shoe_link
         # The ShoeLink reader that is acknowledged; None for a text scanner.
         self.link: ShoeLinkDevice | None = None
-        self.reader: ShoeLinkDevice | TextScannerReader
-        if driver == "shoelink":
-            self.link = self.reader = open_shoe_link(
-                ShoeLinkSettings(port, baudrate, backoff, self._last_seq, known_uptime),
-                self._on_shoelink)
-        elif driver == "text":
-            self.reader = TextScannerReader(
-                port, self._on_scanner, baudrate=baudrate, backoff=backoff
-            )
-        else:
-            raise ValueError(f"unknown shoe driver {driver!r}: shoelink or text")
+        opener = SHOE_READERS.get(driver)
+        if opener is None:
+            raise ValueError(f"unknown shoe driver {driver!r}: one of {', '.join(SHOE_READERS)}")
+        self.reader = opener(
+            self, ReaderSettings(port, baudrate, backoff, self._last_seq, known_uptime))
 
     def start(self) -> None:
         if self.link is not None:
@@ -132,6 +166,17 @@ class ShoeFeed:
 
     def stats(self) -> dict[str, Any]:
         return dict(self.reader.stats.as_dict())
+
+    def _open_link(self, settings: ReaderSettings) -> ShoeReader:
+        self.link = self.open_shoe_link(
+            ShoeLinkSettings(settings.port, settings.baudrate, settings.backoff,
+                             settings.resume_after, settings.known_uptime_ms),
+            self._on_shoelink)
+        return self.link
+
+    def _open_scanner(self, settings: ReaderSettings) -> ShoeReader:
+        return TextScannerReader(settings.port, self._on_scanner, baudrate=settings.baudrate,
+                                 backoff=settings.backoff)
 
     # Reader thread ----------------------------------------------------------------
 
@@ -198,3 +243,7 @@ class ShoeFeed:
             status.shoe_note = reason
 
         self.service.call(update)
+
+
+register_reader("shoelink", ShoeFeed._open_link)
+register_reader("text", ShoeFeed._open_scanner)
