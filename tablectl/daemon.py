@@ -74,8 +74,14 @@ class Daemon:
     a simulated shoe or felt, a test's clock: `tablectl.devices`); by default the
     config's pin map on the default pins, its shoe port and its camera source."""
 
-    def __init__(self, config: Config, devices: Devices | None = None) -> None:
+    def __init__(self, config: Config, devices: Devices | None = None, *,
+                 resume_after_journal_fault: bool = True) -> None:
+        """`resume_after_journal_fault`: once the journal stores again, rebuild the
+        table from it and play on (`tablectl.journal_retry`); False keeps the table
+        halted until a restart (the simulator, whose dealer's own table is ahead of
+        what was stored: it stops and resumes from the journal at its next run)."""
         self.devices = devices = devices or Devices()
+        self.resume_after_journal_fault = resume_after_journal_fault
         if devices.camera is not None and config.camera is None:
             raise DaemonError("a camera source was given but the config has no [camera] "
                               "section (its layout file and fps)")
@@ -112,9 +118,10 @@ class Daemon:
                                     commit_batch=config.journal.commit_batch,
                                     recent_answers=answers)
         journal, rules = self.journal, self.rules
-        self.service.retry = JournalRetry(self.service,
-                                          lambda: self.replay(journal, rules)[0],
-                                          clock=self.devices.clock)
+        if self.resume_after_journal_fault:
+            self.service.retry = JournalRetry(self.service,
+                                              lambda: self.replay(journal, rules)[0],
+                                              clock=self.devices.clock)
         self.report = self._settle_interrupted_round(replayed)
         self._start_panel()
         self._start_shoe()

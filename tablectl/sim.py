@@ -154,9 +154,13 @@ class SimulatedTable:
         self.panel = MockPanel(SIM_PIN_MAP)
         # The daemon checks the config and profile before the devices are made.
         config = self.config(str(link_path))
+        # The dealer's own table runs ahead of the journal: after a journal fault a
+        # table rebuilt from what was stored would not be his. The simulation stops
+        # instead and says so; the next run resumes from the journal.
         self.daemon = Daemon(config, Devices(panel=self.panel.panel,
                                              shoe_link=self._open_shoe_link,
-                                             fresh_shoe=True))
+                                             fresh_shoe=True),
+                             resume_after_journal_fault=False)
         shoe_path = self._start_devices(DeviceOptions(
             options.profile, dict(config.table.rules), options.journal, str(link_path),
             options.rounds, options.seed, options.boxes, options.mistake_rate,
@@ -165,10 +169,6 @@ class SimulatedTable:
         report = self.daemon.open()
         self._rounds_before = report.rounds_recorded
         service = self._service()
-        # The dealer's own table runs ahead of the journal: after a journal fault a
-        # table rebuilt from what was stored would not be his. The simulation stops
-        # instead and says so; the next run resumes from the journal.
-        service.retry = None
         service.on_change(self._stop_on_journal_fault)
         if options.live_view:
             self._view = LiveView(service, self.out)
