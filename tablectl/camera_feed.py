@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tablectl.camera_health import DEFAULT_TIMEOUT_S, CameraHealth, frame_problem
 from tablectl.fusion import CardFusion
 from tablectl.service import Submission, TableService
+from tablectl.watchers import Watchers
 
 if TYPE_CHECKING:
     from table.machine import Table
@@ -144,6 +145,9 @@ class CameraFeed:
         self._bad_frames = 0
         self._detect_ms: deque[float] = deque(maxlen=DETECT_WINDOW)
         self._last_error: str | None = None
+        # Told on the feed's thread after each read: a frame recognised, skipped or
+        # failed (`stats()` has moved; `tablectl.watchers`).
+        self.watchers = Watchers()
 
     # -- control ------------------------------------------------------------------------
 
@@ -199,6 +203,7 @@ class CameraFeed:
                 if frame is None:
                     failures += 1
                     self._source_failed(problem or "no frame", failures)
+                    self.watchers()
                     if self._stop.wait(self._backoff(failures)):
                         break
                     next_at = time.monotonic()
@@ -209,8 +214,10 @@ class CameraFeed:
                 problem = frame_problem(frame)
                 if problem is not None:
                     self._bad_frame(problem)
+                    self.watchers()
                     continue
                 self._process(frame)
+                self.watchers()
         finally:
             if self._stop.is_set():
                 self._close_source()

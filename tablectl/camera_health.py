@@ -10,7 +10,7 @@ like a felt swept empty.
 `report()` says `ok`, or `degraded` with the reason once no usable frame has
 come for `timeout_s` (a source that returns nothing, raises, hands out garbage
 or black frames, or whose read hangs). It recovers by itself with the next
-usable frame. Each change is logged once.
+usable frame. Each change is logged once and told to `watchers`.
 
 Only numpy is used (no OpenCV); it is imported when a frame is checked.
 """
@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tablectl.watchers import Watchers
 from vision.images import frame_problem
 
 __all__ = ["DEFAULT_TIMEOUT_S", "CameraHealth", "HealthReport", "frame_problem"]
@@ -66,6 +67,9 @@ class CameraHealth:
         self._problem: str | None = None
         self._reading_since: float | None = None
         self._degraded = False
+        # Told when the state changes, ok to degraded or back (on the thread that saw
+        # it: the feed's, its watch or a reader of the report; `tablectl.watchers`).
+        self.watchers = Watchers()
 
     def good_frame(self) -> None:
         with self._lock:
@@ -111,4 +115,5 @@ class CameraHealth:
                 log.warning("camera degraded: %s", reason)
             else:
                 log.info("camera: usable frames again; no longer degraded")
+            self.watchers()
         return HealthReport("degraded" if reason else "ok", reason, last_age, problem)

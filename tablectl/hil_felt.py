@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tablectl.watchers import Watchers
+
 if TYPE_CHECKING:
     from hwsim.camera.felt import Felt
 
@@ -61,6 +63,9 @@ class FeltWatch:
         self.service = service
         self._lay = lay
         self.expected_events = 0  # tracker events the felt's changes must produce
+        self._idle_now = False
+        self._idle = Watchers()
+        service.on_change(self._table_changed)
 
     def cards_on_felt(self) -> int:
         return sum(len(hand) for hand in self.felt.snapshot().values())
@@ -82,32 +87,37 @@ class FeltWatch:
     def settle(self, where: str, what: str = "", *, new_frame: bool = True) -> None:
         """Wait until the camera has reported every card laid (and one frame more, so
         that its events are on the table's queue), then until the fusion waits for
-        nothing or the round is halted."""
+        nothing or the round is halted. Woken by the feed after each frame it read and
+        by the table's loop after each batch: it never looks again on a timer."""
         deadline = time.monotonic() + CAMERA_TIMEOUT_S
         if new_frame:
-            while (stats := self.feed.stats()).events < self.expected_events:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(
-                        f"{where}: the camera did not report {what} within "
-                        f"{CAMERA_TIMEOUT_S} s ({stats.events} of {self.expected_events} "
-                        f"felt events; felt {self.felt.snapshot()}; last error "
-                        f"{stats.last_error})")
-                time.sleep(0.01)
-            seen_at = stats.frames
-            while self.feed.stats().frames <= seen_at:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"{where}: the camera stopped reading frames")
-                time.sleep(0.01)
-        fusion = self.fusion
+            if not self.feed.watchers.wait_until(
+                    lambda: self.feed.stats().events >= self.expected_events, CAMERA_TIMEOUT_S):
+                stats = self.feed.stats()
+                raise RuntimeError(
+                    f"{where}: the camera did not report {what} within "
+                    f"{CAMERA_TIMEOUT_S} s ({stats.events} of {self.expected_events} "
+                    f"felt events; felt {self.felt.snapshot()}; last error "
+                    f"{stats.last_error})")
+            seen_at = self.feed.stats().frames
+            if not self.feed.watchers.wait_until(lambda: self.feed.stats().frames > seen_at,
+                                                 max(0.0, deadline - time.monotonic())):
+                raise RuntimeError(f"{where}: the camera stopped reading frames")
+        # Judged on the loop thread: first by a question put behind the camera's events,
+        # then after each batch the loop applies, until it holds.
+        if not self.service.ask(self._look_idle) and not self._idle.wait_until(
+                lambda: self._idle_now, max(0.0, deadline - time.monotonic())):
+            raise RuntimeError(f"{where}: the camera's fusion still waits for a "
+                               f"card after {CAMERA_TIMEOUT_S} s")
 
-        def idle(table: Any) -> bool:
-            return not fusion.waiting or table.state in ("halted", "void")
+    def _look_idle(self, table: Any) -> bool:
+        """On the loop thread: the fusion waits for nothing, or the round is halted."""
+        self._idle_now = not self.fusion.waiting or table.state in ("halted", "void")
+        return self._idle_now
 
-        while not self.service.ask(idle):
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{where}: the camera's fusion still waits for a "
-                                   f"card after {CAMERA_TIMEOUT_S} s")
-            time.sleep(0.02)
+    def _table_changed(self, service: TableService) -> None:
+        self._look_idle(service.table)
+        self._idle()
 
     def stats(self) -> dict[str, Any]:
         feed = self.feed.stats()

@@ -15,6 +15,9 @@ from hwsim.dealer.protocols import DealerError, Sent, TableUnavailable
 from table.views import Due, Outcome, TableView, due_from_json, view_from_json
 from tablectl.service import Receipt, Submission, TableService
 
+# How often `HttpTableLink.wait_ready` asks a table's API that does not answer yet.
+READY_RETRY_S = 0.05
+
 
 class ServiceLink:
     """A `TableLink` on the daemon's own service: `send` returns once stored."""
@@ -120,14 +123,19 @@ class HttpTableLink:
                     bool(answer.get("duplicate")))
 
     def wait_ready(self, timeout_s: float) -> bool:
+        """True once the table's API answers, False after `timeout_s`. The API is
+        another process's port: nothing tells this one when it opens, so it is asked
+        again every `READY_RETRY_S` (an external poll, bounded by `timeout_s`)."""
         deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
+        while True:
             try:
                 self.state()
                 return True
             except TableUnavailable:
-                time.sleep(0.05)
-        return False
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                time.sleep(min(READY_RETRY_S, left))
 
     def close(self) -> None:
         if self._conn is not None:

@@ -36,6 +36,7 @@ from tablectl.mqtt.connect import (
 from tablectl.mqtt.floor_store import FloorStore
 from tablectl.mqtt.settings import Broker
 from tablectl.mqtt.topics import BadMessage, EventMessage, RoundMessage
+from tablectl.watchers import Watchers
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +117,11 @@ class Floor:
         self.duplicates = 0
         self.error: str | None = None
         self.connected = threading.Event()
+        # Told after each batch of messages stored (the counts and tables may have
+        # changed) and when the broker connects, refuses or goes away
+        # (`tablectl.watchers`).
+        self.watchers = Watchers()
+        self._broker_answered = threading.Event()
         # Publish-to-floor latency (from `sent` to the store's commit), and the part of
         # it up to paho's handing the message over (the benchmark's breakdown).
         self.latencies: list[float] | None = [] if measure else None
@@ -155,17 +161,15 @@ class Floor:
                       properties=session_properties(
                           0 if self.share is not None else SESSION_EXPIRY_S))
         self.client.loop_start()
-        deadline = time.monotonic() + timeout_s
-        while not self.connected.is_set():
-            if self._refused_code is not None:
-                self.client.loop_stop()
-                raise BrokerError(f"{self.broker.address}: {self._refused_code}; check the "
-                                  "user name and password (--broker mqtt://USER:PASS@HOST) "
-                                  "and the broker's ACL")
-            if time.monotonic() > deadline:
-                self.client.loop_stop()
-                raise BrokerError(f"{self.broker.address} did not answer the connection")
-            time.sleep(0.01)
+        answered = self._broker_answered.wait(timeout_s)
+        if self._refused_code is not None:
+            self.client.loop_stop()
+            raise BrokerError(f"{self.broker.address}: {self._refused_code}; check the "
+                              "user name and password (--broker mqtt://USER:PASS@HOST) "
+                              "and the broker's ACL")
+        if not answered:
+            self.client.loop_stop()
+            raise BrokerError(f"{self.broker.address} did not answer the connection")
         self._thread = threading.Thread(target=self._run, name="floor-store", daemon=True)
         self._thread.start()
 
@@ -184,6 +188,8 @@ class Floor:
         if refused is not None:
             self._refused_code = refused
             self.error = refused
+            self._broker_answered.set()
+            self.watchers()
             return
         if getattr(reason_code, "is_failure", False):
             return
@@ -193,12 +199,15 @@ class Floor:
             log.info("the broker %s is back", self.broker.address)
         self.error = None
         self.connected.set()
+        self._broker_answered.set()
+        self.watchers()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any,
                        reason_code: Any, properties: Any) -> None:
         self.connected.clear()
         if not self._stopping.is_set():
             self.error = f"the broker {self.broker.address} is gone ({reason_code}); retrying"
+        self.watchers()
 
     def _on_message(self, client: mqtt.Client, userdata: Any,
                     message: mqtt.MQTTMessage) -> None:
@@ -225,6 +234,8 @@ class Floor:
             if now - last_check >= 0.1:
                 last_check = now
                 self._ask_for_missing(now)
+            if batch or self.share is not None:
+                self.watchers()
 
     def _take(self) -> list[tuple[str, bytes, float]]:
         try:

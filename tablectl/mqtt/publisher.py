@@ -32,6 +32,7 @@ from tablectl.mqtt.outbox import Mark, MarkFile, mark_path
 from tablectl.mqtt.resend import parse_request
 from tablectl.mqtt.seq_key import seq_property
 from tablectl.mqtt.settings import MqttConfig
+from tablectl.watchers import Watchers
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +77,9 @@ class Publisher:
             raise PublisherError(str(error)) from error
         self.connected = threading.Event()
         self.error: str | None = None  # the newest problem with the broker, for the log
+        # Told after each round of work (the mark may have moved) and when the broker
+        # connects, refuses or goes away (`tablectl.watchers`).
+        self.watchers = Watchers()
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -141,10 +145,9 @@ class Publisher:
         """Stop: wait up to `linger_s` for what is in flight, say offline, save the mark."""
         if self._stopping.is_set():
             return
-        deadline = time.monotonic() + linger_s
-        while self._inflight and self.connected.is_set() and time.monotonic() < deadline:
-            self._wake.set()
-            time.sleep(0.01)
+        self._wake.set()
+        self.watchers.wait_until(lambda: not self._inflight or not self.connected.is_set(),
+                                 linger_s)
         self._stopping.set()
         self._wake.set()
         if self._thread is not None:
@@ -179,6 +182,7 @@ class Publisher:
             if message != self.error:
                 log.error("%s", message)
             self.error = message
+            self.watchers()
             return
         if getattr(reason_code, "is_failure", False):
             return
@@ -190,6 +194,7 @@ class Publisher:
             qos=1, noLocal=True)) for kind in ("resend", "status")])
         self._check_until = time.monotonic() + ID_CHECK_S
         self._wake.set()
+        self.watchers()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any,
                        reason_code: Any, properties: Any) -> None:
@@ -199,6 +204,7 @@ class Publisher:
             self._down_logged = True
             log.warning("the broker %s is gone (%s); the table goes on and its events wait "
                         "in the journal", self.broker.address, reason_code)
+        self.watchers()
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason_code: Any,
                     properties: Any) -> None:
@@ -236,6 +242,7 @@ class Publisher:
             except Exception as error:  # the journal unreadable for a moment: try again
                 log.warning("publishing table %s: %s", self.table, error)
                 self._stopping.wait(1.0)
+            self.watchers()
 
     def _go_online(self) -> None:
         """After the id check: publish, or say that another table has this id."""

@@ -88,6 +88,8 @@ class VirtualShoe(PtyDevice):
         self._port = VirtualPort(link_path, coalesce_writes=coalesce_writes)
         self._decoder = FrameDecoder()
         self._lock = threading.RLock()
+        # Notified after each step of the device loop (`wait_until`).
+        self._stepped = threading.Condition(self._lock)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._waker = WakePipe()
@@ -246,12 +248,14 @@ class VirtualShoe(PtyDevice):
             return not self._gate.cards and not self._gate.statuses and not self._buffer
 
     def wait_drained(self, timeout_s: float) -> bool:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.drained():
-                return True
-            time.sleep(0.005)
-        return self.drained()
+        return self.wait_until(self.drained, timeout_s)
+
+    def wait_until(self, condition: Callable[[], object], timeout_s: float) -> bool:
+        """Block until `condition` holds (looked at under the shoe's lock after each
+        step of its device loop: a frame sent or re-sent, an ACK read, a card dealt);
+        False after `timeout_s`."""
+        with self._stepped:
+            return bool(self._stepped.wait_for(condition, timeout_s))
 
     # Device loop -------------------------------------------------------------
 
@@ -266,6 +270,7 @@ class VirtualShoe(PtyDevice):
                 timeout = self._step(time.monotonic())
                 master = self._port.master_fd
                 listening = master is not None and not self._line.stalled(time.monotonic())
+                self._stepped.notify_all()
             self._waker.sleep(timeout, master if listening else None)
 
     def _step(self, now: float) -> float:
