@@ -24,7 +24,6 @@ import asyncio
 import json
 import logging
 import ssl
-import threading
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any
@@ -33,6 +32,7 @@ from aiohttp import web
 
 from table.events import ScenarioError, parse_event
 from table.views import to_json
+from tablectl.app_thread import AppThread
 from tablectl.auth import Authenticator, Principal
 from tablectl.limits import (
     DEFAULT_MAX_AMOUNT,
@@ -80,8 +80,6 @@ class ApiServer:
             rules.min_bet, rules.max_box_total or DEFAULT_MAX_AMOUNT)
         self.refusals = RefusalLog()
         self.secure = ssl_context is not None
-        self._loop = asyncio.new_event_loop()
-        self._thread: threading.Thread | None = None
         app = web.Application(middlewares=[self._errors, self._authenticate],
                               client_max_size=MAX_BODY)
         app.router.add_get("/state", self._state)
@@ -94,27 +92,16 @@ class ApiServer:
 
         self.display = Display(self, journal_path)
         self.display.add_routes(app)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False,
-                                     shutdown_timeout=1.0)
-        self._loop.run_until_complete(self._runner.setup())
-        site = web.TCPSite(self._runner, host, port, backlog=BACKLOG, ssl_context=ssl_context,
-                           reuse_address=True)
-        try:
-            self._loop.run_until_complete(site.start())
-        except BaseException:
-            self._loop.run_until_complete(self._runner.cleanup())
-            self._loop.close()
-            raise
-        self._address = self._runner.addresses[0]
+        self._served = AppThread(app, host, port, name="api", ssl_context=ssl_context,
+                                 backlog=BACKLOG, before_cleanup=self._close_display)
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
-        return self._loop
+        return self._served.loop
 
     @property
     def address(self) -> tuple[str, int]:
-        host, port = self._address[:2]
-        return str(host), int(port)
+        return self._served.address
 
     @property
     def url(self) -> str:
@@ -122,30 +109,15 @@ class ApiServer:
         return f"{'https' if self.secure else 'http'}://{host}:{port}"
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._loop.run_forever, name="api",
-                                        daemon=True)
-        self._thread.start()
+        self._served.start()
         self.display.start()
 
     def stop(self) -> None:
-        if self._thread is None:
-            self._loop.run_until_complete(self._shutdown())
-            self._loop.close()
-            return
-        done = asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop)
-        try:
-            done.result(5.0)
-        except Exception:  # stopping must go on
-            log.exception("the API did not stop cleanly")
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(5.0)
-        if not self._loop.is_running():
-            self._loop.close()
+        self._served.stop()
 
-    async def _shutdown(self) -> None:
+    async def _close_display(self) -> None:
         self.display.stop()
         await self.display.close_floor()
-        await self._runner.cleanup()
 
     # -- middleware ---------------------------------------------------------------------
 

@@ -7,15 +7,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
-import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from aiohttp import web
 
+from tablectl.app_thread import AppThread
 from tablectl.mqtt.floor import Floor
 from tablectl.mqtt.floor_store import FloorStore
 from tablectl.mqtt.floor_view import rows, shift_start
@@ -83,25 +82,13 @@ class FloorWeb:
 
     def __init__(self, snapshot: Callable[[], dict[str, Any]], host: str, port: int) -> None:
         self._snapshot = snapshot
-        self._loop = asyncio.new_event_loop()
         app = web.Application()
         app.router.add_get("/", self._page)
         app.router.add_get("/floor.json", self._json)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False,
-                                     shutdown_timeout=1.0)
-        self._loop.run_until_complete(self._runner.setup())
-        site = web.TCPSite(self._runner, host, port, reuse_address=True)
-        try:
-            self._loop.run_until_complete(site.start())
-        except BaseException:
-            self._loop.run_until_complete(self._runner.cleanup())
-            self._loop.close()
-            raise
-        address = self._runner.addresses[0]
-        self.url = f"http://{address[0]}:{address[1]}/"
-        self._thread = threading.Thread(target=self._loop.run_forever, name="floor-web",
-                                        daemon=True)
-        self._thread.start()
+        self._served = AppThread(app, host, port, name="floor-web")
+        host, port = self._served.address
+        self.url = f"http://{host}:{port}/"
+        self._served.start()
 
     async def _page(self, request: web.Request) -> web.Response:
         return web.Response(text=PAGE, content_type="text/html")
@@ -111,10 +98,4 @@ class FloorWeb:
         return web.json_response(self._snapshot())
 
     def stop(self) -> None:
-        done = asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop)
-        try:
-            done.result(5.0)
-        finally:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(5.0)
-            self._loop.close()
+        self._served.stop()
