@@ -3,6 +3,7 @@ core without I/O (`ShoeLinkCore`) and its reader on a serial port (`ShoeLinkRead
 
 from firmware_bridge.shoelink.core import Line, ShoeLinkCore
 from firmware_bridge.shoelink.events import (
+    RELIABLE_EVENTS,
     LinkState,
     ReliableEvent,
     ShoeCard,
@@ -15,6 +16,7 @@ from firmware_bridge.shoelink.link import LinkTiming, ShoeLinkReader
 from firmware_bridge.shoelink.stats import LinkStats
 
 __all__ = [
+    "RELIABLE_EVENTS",
     "Line",
     "LinkState",
     "LinkStats",

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from firmware_bridge.serial_port import Backoff
 from firmware_bridge.shoelink import (
+    RELIABLE_EVENTS,
     LinkState,
     ShoeCard,
     ShoeEvent,
@@ -151,7 +152,7 @@ def _monitor_shoelink(args: argparse.Namespace) -> int:
                   + (" (restarted)" if event.restarted else ""))
         elif isinstance(event, LinkState):
             _note(f"link {'online' if event.online else 'OFFLINE'}: {event.reason}")
-        if isinstance(event, ShoeCard | ShoeUnreadable | ShoeStatus):
+        if isinstance(event, RELIABLE_EVENTS):
             reader.ack(event.seq)  # printed, so "stored": tell the shoe
         return cards
 

@@ -17,6 +17,7 @@ import pytest
 
 from firmware_bridge.serial_port import Backoff, ReopeningPort
 from firmware_bridge.shoelink import (
+    RELIABLE_EVENTS,
     LinkState,
     LinkTiming,
     ReliableEvent,
@@ -109,7 +110,7 @@ class Consumer:
     def next_reliable(self, timeout_s: float = 2.0) -> ReliableEvent:
         while True:
             event = self.next(timeout_s)
-            if isinstance(event, ShoeCard | ShoeUnreadable | ShoeStatus):
+            if isinstance(event, RELIABLE_EVENTS):
                 return event
 
     def nothing_reliable_for(self, seconds: float) -> bool:
