@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import pytest
 
 from journal import Journal
 from tablectl.cli import build_parser, main
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import OutputLines, signal_when
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "tests" / "cases" / "data"
@@ -170,30 +169,8 @@ def _run_until(argv: list[str], ready: str, cwd: Path) -> subprocess.CompletedPr
     """Start a command, wait for a line holding `ready` on stdout, then send SIGINT."""
     process = subprocess.Popen([sys.executable, "-m", "tablectl", *argv], cwd=cwd,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    seen = threading.Event()
-    out: list[str] = []
-
-    def read() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            out.append(line)
-            if ready in line:
-                seen.set()
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    try:
-        assert seen.wait(120), f"{argv}: no line with {ready!r}: {out}"
-        process.send_signal(signal.SIGINT)
-        process.wait(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    reader.join(10)
-    assert process.stderr is not None
-    return subprocess.CompletedProcess(argv, process.returncode, "".join(out),
-                                       process.stderr.read())
+    return signal_when(process, lambda lines: any(ready in line for line in lines),
+                       f"a line with {ready!r}", signal.SIGINT)
 
 
 @pytest.mark.parametrize(("argv", "ready", "status"), [
@@ -251,17 +228,18 @@ def test_the_simulators_camera_stops_on_sigint_in_one_line(tmp_path: Path) -> No
         [sys.executable, "-m", "hwsim", "camera", "scenes", "--out", str(tmp_path / "scenes"),
          "--n", "100000"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
+    assert process.stdout is not None and process.stderr is not None
     try:
-        # Started once its first scene is written.
-        wait_for(lambda: any((tmp_path / "scenes").glob("*")) or process.poll() is not None,
-                 "the first scene", 120)
-        assert process.poll() is None, process.communicate()
+        # Under way once it says it wrote its first scenes (every 20th scene).
+        OutputLines(process.stdout).wait_for_line(lambda line: "scenes written" in line,
+                                                  "the first scenes written", 120)
         process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=60)
+        process.wait(60)
+        err = process.stderr.read()
     finally:
         if process.poll() is None:
             process.kill()
-            process.communicate()
+            process.wait(10)
     assert "Traceback" not in err, err
     assert process.returncode == 1
     assert message_lines(err)[-1] == "python -m hwsim camera: interrupted", err

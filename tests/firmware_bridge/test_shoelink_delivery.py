@@ -22,6 +22,7 @@ from serial import rfc2217
 
 from firmware_bridge.serial_port import Backoff
 from firmware_bridge.shoelink import (
+    RELIABLE_EVENTS,
     LinkState,
     LinkTiming,
     ReliableEvent,
@@ -32,7 +33,7 @@ from firmware_bridge.shoelink import (
     ShoeStatus,
     ShoeUnreadable,
 )
-from tests.tablectl.helpers import Signal, wait_for
+from tests.tablectl.helpers import Signal
 
 SHOE_TIMING = ShoeTiming(resend_interval_s=0.01, heartbeat_interval_s=0.04)
 HOST_TIMING = LinkTiming(offline_after_s=0.12, hello_interval_s=0.04)
@@ -56,9 +57,9 @@ class Store:
     def __call__(self, event: ShoeEvent) -> None:
         with self.lock:
             self.events.append(event)
-            if isinstance(event, ShoeCard | ShoeUnreadable | ShoeStatus):
+            if isinstance(event, RELIABLE_EVENTS):
                 self.stored_seqs.add(event.seq)
-        if isinstance(event, ShoeCard | ShoeUnreadable | ShoeStatus):
+        if isinstance(event, RELIABLE_EVENTS):
             assert self.reader is not None
             self.reader.ack(event.seq)
         self.stored.notify()
@@ -70,7 +71,7 @@ class Store:
 
     def reliable(self) -> list[ReliableEvent]:
         with self.lock:
-            return [e for e in self.events if isinstance(e, ShoeCard | ShoeUnreadable | ShoeStatus)]
+            return [e for e in self.events if isinstance(e, RELIABLE_EVENTS)]
 
 
 def as_record(event: ShoeEvent) -> SentRecord:
@@ -152,8 +153,9 @@ def test_ten_thousand_cards_arrive_exactly_once_in_order(
     injected = getattr(counts, kind) if kind != "mixed" else sum(vars(counts).values())
     assert injected > 0, "the fault never happened: the test proves nothing"
     # The reader counts a frame once its consumer has taken it, a moment after the store
-    # (and so the shoe's ACK) saw it: wait for the count, then it must be exact.
-    wait_for(lambda: reader.stats.delivered >= 10_002, "the reader's delivered count", 5.0)
+    # (and so the shoe's ACK) saw it: wait for the count (looked at again at each step
+    # of the shoe, which sends its heartbeats meanwhile), then it must be exact.
+    assert shoe.wait_until(lambda: reader.stats.delivered >= 10_002, 5.0), reader.stats
     stats = reader.stats
     assert stats.delivered == 10_002
     if kind in ("noise", "corrupt"):
@@ -224,8 +226,8 @@ def test_a_restarted_shoe_with_a_new_load_is_a_new_shoe(
     # A reboot shows as the uptime going back: let this shoe be up a while first
     # (a real one has been for hours), so a slow first heartbeat after the
     # reboot cannot already be past the old uptime on a busy machine.
-    wait_for(lambda: (reader.stats.last_heartbeat_uptime_ms or 0) >= 2000,
-             "the shoe's heartbeats to show 2 s of uptime")
+    # Looked at again after each heartbeat the shoe sends.
+    assert shoe.wait_until(lambda: (reader.stats.last_heartbeat_uptime_ms or 0) >= 2000, 10.0)
     shoe.restart(cards=second, serial_number="SHOE-0002")
     assert shoe.wait_drained(5.0)
     delivered = store.reliable()
@@ -288,7 +290,7 @@ def test_without_acknowledgement_the_gate_stops_and_nothing_is_delivered_twice(
     made.wait_until(lambda: shoe.pending_count >= 64, "the shoe's buffer full", 5.0)
     resends = shoe.counters.resend_rounds
     # Several re-send rounds: still nothing delivered twice.
-    wait_for(lambda: shoe.counters.resend_rounds >= resends + 5, "five re-send rounds")
+    assert shoe.wait_until(lambda: shoe.counters.resend_rounds >= resends + 5, 10.0)
     events = [e for e in list(inbox.queue) if isinstance(e, ShoeCard | ShoeStatus)]
     assert [e.seq for e in events] == list(range(1, 65))  # the shoe's 64-frame buffer
     assert shoe.pending_count == 64 and shoe.cards_left == 104 - 63

@@ -1,15 +1,20 @@
-"""Shared helpers of the tests: waiting for a condition, never for a time."""
+"""Shared helpers of the tests: waiting for a condition, woken by what changes it,
+never for a time."""
 
 from __future__ import annotations
 
+import os
+import select
+import subprocess
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import IO
 
 import pytest
 
-# How often `wait_for` looks again at a state that no callback reports.
-POLL_S = 0.002
+from tablectl.watchers import Watchers
 
 
 class Signal:
@@ -32,26 +37,133 @@ class Signal:
                    timeout_s: float = 10.0) -> None:
         """Wait until `condition` holds, looked at again each time the signal is
         notified; fail naming `what` after `timeout_s`."""
+        if not self.wait(condition, timeout_s):
+            pytest.fail(f"timed out waiting for {what}")
+
+    def wait(self, condition: Callable[[], object], timeout_s: float) -> bool:
+        """`wait_until` that says False after `timeout_s` instead of failing (on a
+        thread of the test's own, or where the test fails with more to say)."""
         deadline = time.monotonic() + timeout_s
         while True:
             with self._changed:
                 seen = self._notified
             if condition():
-                return
+                return True
             left = deadline - time.monotonic()
             if left <= 0:
-                pytest.fail(f"timed out waiting for {what}")
+                return False
             with self._changed:
                 if self._notified == seen:
                     self._changed.wait(left)
 
 
-def wait_for(condition: Callable[[], object], what: str, timeout_s: float = 10.0) -> None:
-    """Look at `condition` until it holds; fail naming `what` after a generous timeout.
-    For a state that no callback reports (an HTTP answer, a lamp's pin, a count
-    kept by another process); where a callback reports it, wait on a `Signal`."""
+def wait_watched(watchers: Watchers, condition: Callable[[], object], what: str,
+                 timeout_s: float = 10.0) -> None:
+    """Wait until `condition` holds, looked at again each time the component whose
+    `watchers` these are tells them of a change; fail naming `what` after `timeout_s`."""
+    if not watchers.wait_until(condition, timeout_s):
+        pytest.fail(f"timed out waiting for {what}")
+
+
+class OutputLines:
+    """A child process's output, read line by line on a thread of its own (a blocking
+    read of the pipe): the lines so far, and `changed` woken by each line and by the
+    end of the output (the process gone). `copy_to` keeps a copy in a file."""
+
+    def __init__(self, stream: IO[str] | IO[bytes], copy_to: Path | None = None) -> None:
+        self.lines: list[str] = []
+        self.ended = False
+        self.changed = Signal()
+        self._copy = copy_to
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: IO[str] | IO[bytes]) -> None:
+        copy = self._copy.open("a", encoding="utf-8") if self._copy is not None else None
+        try:
+            for raw in stream:
+                line = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
+                if copy is not None:
+                    copy.write(line)
+                    copy.flush()
+                self.lines.append(line)
+                self.changed.notify()
+        finally:
+            if copy is not None:
+                copy.close()
+            self.ended = True
+            self.changed.notify()
+
+    def wait_until(self, condition: Callable[[], object], what: str,
+                   timeout_s: float = 10.0) -> None:
+        self.changed.wait_until(condition, what, timeout_s)
+
+    def wait_for_line(self, matches: Callable[[str], object], what: str,
+                      timeout_s: float = 10.0) -> str:
+        """The first line that `matches`; fails if the output ends without one."""
+        def found() -> bool:
+            return self.ended or any(matches(line) for line in self.lines)
+
+        self.wait_until(found, what, timeout_s)
+        for line in list(self.lines):
+            if matches(line):
+                return line
+        pytest.fail(f"the output ended without {what}: {''.join(self.lines)[-2000:]}")
+
+    def join(self, timeout_s: float = 10.0) -> None:
+        self._thread.join(timeout_s)
+
+
+def wait_process_gone(pid: int, what: str, timeout_s: float = 30.0) -> None:
+    """Wait for a process that is not our child to end: its pidfd becomes readable
+    when it does (it is gone, or a zombie no one reaped)."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    try:
+        readable, _, _ = select.select([pidfd], [], [], timeout_s)
+    finally:
+        os.close(pidfd)
+    if not readable:
+        pytest.fail(f"timed out waiting for {what}")
+
+
+def wait_on_clock(condition: Callable[[], object], what: str, timeout_s: float = 10.0,
+                  every_s: float = 0.05) -> None:
+    """For the few states that nothing reports to this process: an answer of another
+    process's HTTP API (a port that opens, a page that fills), a row count in another
+    process's SQLite file. Nothing can wake the test when they change, so the condition
+    is looked at again each time the clock says `every_s` went by (a condition variable
+    that only its timeout wakes); fail naming `what` after `timeout_s`.
+    Wherever a callback, an output line or a stream reports the state, wait on that."""
+    clock = threading.Condition()
     deadline = time.monotonic() + timeout_s
     while not condition():
-        if time.monotonic() > deadline:
+        left = deadline - time.monotonic()
+        if left <= 0:
             pytest.fail(f"timed out waiting for {what}")
-        time.sleep(POLL_S)
+        with clock:
+            clock.wait(min(every_s, left))
+
+
+def signal_when(process: subprocess.Popen[str], ready: Callable[[list[str]], object],
+                what: str, signal_number: int, timeout_s: float = 120.0,
+                ) -> subprocess.CompletedProcess[str]:
+    """Read the process's output line by line until `ready(lines)`, then send it
+    `signal_number` and wait for it to end: its status, whole output and errors.
+    Killed if it does not end (or the wait fails)."""
+    assert process.stdout is not None and process.stderr is not None
+    output = OutputLines(process.stdout)
+    try:
+        output.wait_until(lambda: output.ended or ready(output.lines), what, timeout_s)
+        assert not output.ended, f"the output ended without {what}: {output.lines}"
+        process.send_signal(signal_number)
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    output.join(10)
+    return subprocess.CompletedProcess(process.args, process.returncode,
+                                       "".join(output.lines), process.stderr.read())

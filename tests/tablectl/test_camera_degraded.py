@@ -11,7 +11,6 @@ real camera does.
 
 from __future__ import annotations
 
-import http.client
 import json
 import threading
 from collections.abc import Iterator
@@ -31,7 +30,8 @@ from tablectl.config import parse_config
 from tablectl.daemon import Daemon
 from tablectl.devices import Devices
 from tablectl.sim import SIM_PIN_MAP
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import Signal, wait_watched
+from tests.tablectl.http_calls import bearer, call
 from vision.sources import open_source
 
 TIMEOUT_S = 0.5  # [camera] timeout: no usable frame for this long is degraded
@@ -83,32 +83,25 @@ class RunningDaemon:
     def __init__(self, daemon: Daemon, camera: CameraRig, journal: Path,
                  shoe: VirtualShoe | None) -> None:
         self.daemon, self.camera, self.journal, self.shoe = daemon, camera, journal, shoe
+        # Woken when the camera's health changes, ok to degraded or back.
+        self.health_changed = Signal()
+        daemon.camera.health.watchers.add(self.health_changed.notify)
         self.thread = daemon.run_in_thread()
+
+    def wait_camera(self, state: str, what: str) -> None:
+        self.health_changed.wait_until(lambda: self.camera_state() == state, what, WAIT_S)
 
     def get(self, path: str) -> tuple[int, dict[str, Any]]:
         assert self.daemon.api is not None
-        host, port = self.daemon.api.address
-        conn = http.client.HTTPConnection(host, port, timeout=15)
-        try:
-            conn.request("GET", path)
-            response = conn.getresponse()
-            return response.status, json.loads(response.read())
-        finally:
-            conn.close()
+        answer = call(self.daemon.api.address, "GET", path)
+        return answer.status, answer.body
 
     def post(self, event: dict[str, Any]) -> dict[str, Any]:
         assert self.daemon.api is not None
-        host, port = self.daemon.api.address
-        conn = http.client.HTTPConnection(host, port, timeout=15)
-        try:
-            token = self.daemon.auth.issue_token("terminal", "device")
-            conn.request("POST", "/events", body=json.dumps({"event": event}).encode(),
-                         headers={"Content-Type": "application/json",
-                                  "Authorization": f"Bearer {token}"})
-            answer: dict[str, Any] = json.loads(conn.getresponse().read())
-            return answer
-        finally:
-            conn.close()
+        token = self.daemon.auth.issue_token("terminal", "device")
+        answer: dict[str, Any] = call(self.daemon.api.address, "POST", "/events",
+                                      {"event": event}, bearer(token)).body
+        return answer
 
     def camera_state(self) -> str:
         return str(self.get("/state")[1]["camera"]["state"])
@@ -172,14 +165,13 @@ EXPECTED_REASON = {
 @pytest.mark.parametrize("mode", sorted(EXPECTED_REASON))
 def test_a_failing_witness_camera_is_degraded_while_the_shoe_deals_on(
         rig: RunningDaemon, mode: str) -> None:
-    wait_for(lambda: rig.camera_state() == "ok", "the camera's first frames", WAIT_S)
+    rig.wait_camera("ok", "the camera's first frames")
     status, health = rig.get("/health")
     assert (status, health["ok"], health["status"]) == (200, True, "ok")
     assert health["camera"]["role"] == "witness"
 
     rig.camera.fail(mode)
-    wait_for(lambda: rig.camera_state() == "degraded", f"the camera degraded ({mode})",
-             WAIT_S)
+    rig.wait_camera("degraded", f"the camera degraded ({mode})")
     status, health = rig.get("/health")
     # The shoe is the card source: the table plays on, and /health says what is wrong.
     assert (status, health["ok"], health["status"]) == (200, True, "degraded")
@@ -204,7 +196,7 @@ def test_a_failing_witness_camera_is_degraded_while_the_shoe_deals_on(
     assert rig.thread.is_alive()
 
     rig.camera.recover()
-    wait_for(lambda: rig.camera_state() == "ok", f"the camera back after {mode}", WAIT_S)
+    rig.wait_camera("ok", f"the camera back after {mode}")
     status, health = rig.get("/health")
     assert (status, health["ok"], health["status"]) == (200, True, "ok")
     assert rig.get("/state")[1]["camera"]["reason"] is None
@@ -212,10 +204,10 @@ def test_a_failing_witness_camera_is_degraded_while_the_shoe_deals_on(
 
 @pytest.mark.parametrize("rig", [False], indirect=True)
 def test_a_camera_that_is_the_only_card_source_makes_health_503(rig: RunningDaemon) -> None:
-    wait_for(lambda: rig.camera_state() == "ok", "the camera's first frames", WAIT_S)
+    rig.wait_camera("ok", "the camera's first frames")
     assert rig.get("/health")[0] == 200
     rig.camera.fail("black")
-    wait_for(lambda: rig.camera_state() == "degraded", "the camera degraded", WAIT_S)
+    rig.wait_camera("degraded", "the camera degraded")
     status, health = rig.get("/health")
     assert (status, health["ok"], health["status"]) == (503, False, "degraded")
     assert health["camera"]["role"] == "source" and "black" in health["reason"]
@@ -223,7 +215,7 @@ def test_a_camera_that_is_the_only_card_source_makes_health_503(rig: RunningDaem
     # The API still takes bets meanwhile.
     assert rig.post({"bet": {"box": 1, "amount": 10}})["accepted"] is True
     rig.camera.recover()
-    wait_for(lambda: rig.camera_state() == "ok", "the camera back", WAIT_S)
+    rig.wait_camera("ok", "the camera back")
     assert rig.get("/health")[0] == 200
 
 
@@ -304,7 +296,7 @@ def test_black_and_garbage_frames_never_reach_the_recognizer() -> None:
     recognizer, source = Recognizer(), Source()
     feed = CameraFeed(source, recognizer, None, lambda event: None, fps=200.0).start()
     try:
-        wait_for(lambda: feed.stats().bad_frames >= 9, "bad frames skipped")
+        wait_watched(feed.watchers, lambda: feed.stats().bad_frames >= 9, "bad frames skipped")
     finally:
         feed.stop()
     assert recognizer.calls == 0 and feed.stats().frames == 0

@@ -34,18 +34,6 @@ ROOT = Path(__file__).resolve().parents[2]
 PICTURE = np.random.default_rng(0).integers(0, 256, (72, 128, 3), dtype=np.uint8)
 
 
-@pytest.fixture(scope="module")
-def recognizer() -> Recognizer:
-    return Recognizer()
-
-
-@pytest.fixture(scope="module")
-def layout() -> Layout:
-    from hwsim.camera.table_frames import table_layout
-
-    return layout_from_dict(table_layout())
-
-
 WAIT_S = 15.0
 
 

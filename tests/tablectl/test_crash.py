@@ -29,7 +29,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,7 +51,7 @@ from table.profiles import Rules, load_profile
 from tablectl.auth import UsersFile
 from tablectl.links import HttpTableLink
 
-from .helpers import wait_for
+from .helpers import OutputLines, Signal
 
 PROFILE = "casinos-austria"
 ROUNDS = int(os.environ.get("TABLECTL_CRASH_ROUNDS", "1000"))
@@ -131,27 +131,31 @@ class DaemonProcess:
         self.starts = 0
         self._lock = threading.Lock()
         self._closed = False
-        self._log_from = 0
+        self.output: OutputLines
 
     def start(self) -> None:
         with self._lock:
             if self._closed:
                 raise RuntimeError("the test is over: no more daemons")
-            with self.log_path.open("ab") as log:
-                self._log_from = log.tell()
-                self.process = subprocess.Popen(
-                    [sys.executable, "-m", "tablectl", "run", "--config", str(self.config)],
-                    stdout=log, stderr=subprocess.STDOUT, env=self.env,
-                    cwd=self.config.parent,
-                )
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "tablectl", "run", "--config", str(self.config)],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=self.env,
+                cwd=self.config.parent,
+            )
+            assert self.process.stdout is not None
+            # Read as it comes; each start's output after the last in the log file.
+            self.output = OutputLines(self.process.stdout, copy_to=self.log_path)
             self.starts += 1
 
     def started_up(self) -> bool:
         """The daemon started last has said where its API listens (its last words
         before it takes SIGTERM as a stop)."""
-        with self.log_path.open("rb") as log:
-            log.seek(self._log_from)
-            return b"local API on" in log.read()
+        return any("local API on" in line for line in list(self.output.lines))
+
+    def wait_started_up(self, timeout_s: float) -> None:
+        """Until the daemon started last said so, or its output ended."""
+        self.output.wait_until(lambda: self.started_up() or self.output.ended,
+                               "the daemon's start-up", timeout_s)
 
     def close(self) -> None:
         with self._lock:
@@ -186,12 +190,14 @@ class DaemonProcess:
 
 
 class WatchedLink(HttpTableLink):
-    """The dealer's `HttpTableLink`, telling the killer whether a call is in flight."""
+    """The dealer's `HttpTableLink`, telling the killer whether a call is in flight
+    (and waking `changed` with each answer)."""
 
-    def __init__(self, url: str, token: str) -> None:
+    def __init__(self, url: str, token: str, changed: Signal) -> None:
         super().__init__(url, timeout_s=30.0, token=token)
         self.in_flight = 0
         self.answers = 0
+        self.changed = changed
 
     def _request(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
         self.in_flight += 1
@@ -200,19 +206,22 @@ class WatchedLink(HttpTableLink):
         finally:
             self.in_flight -= 1
         self.answers += 1
+        self.changed.notify()
         return answer
 
 
 class Progress:
     """The rounds the dealer has finished, and when (for the killer's timing)."""
 
-    def __init__(self) -> None:
+    def __init__(self, changed: Signal) -> None:
         self.done = 0
         self._finished: list[float] = [time.monotonic()]
+        self.changed = changed
 
     def finished(self, number: int) -> None:
         self.done = number
         self._finished.append(time.monotonic())
+        self.changed.notify()
 
     def typical_round_s(self) -> float:
         recent = self._finished[-21:]
@@ -252,18 +261,28 @@ class Killer:
         self.stop = threading.Event()
         self._seen = (0, 0)
 
+    def halt(self) -> None:
+        self.stop.set()
+        self.progress.changed.notify()
+
+    def _wait(self, condition: Callable[[], bool]) -> bool:
+        """Until `condition` holds (True) or the test stops the killer (False); woken
+        by the rounds finished, the dealer's answers, the shoe's ACKs and the stop."""
+        self.progress.changed.wait(lambda: condition() or self.stop.is_set(), 3600.0)
+        return not self.stop.is_set()
+
     def run(self) -> None:
         try:
             self._seen = self._activity()
             for target in self.targets:
-                while self.progress.done < target - 1:
-                    if self.stop.wait(0.002):
-                        return
+                if not self._wait(lambda t=target: self.progress.done >= t - 1):
+                    return
+                # The kill's moment in the round, at random: a wait that is the test's own.
                 if self.stop.wait(self.rng.uniform(0.0, 1.2 * self.progress.typical_round_s())):
                     return
-                while self._activity() == self._seen:  # not before the daemon is at work
-                    if self.stop.wait(0.002):
-                        return
+                # Not before the daemon is at work.
+                if not self._wait(lambda: self._activity() != self._seen):
+                    return
                 self._kill_and_restart()
                 if self.rng.random() < self.AGAIN_CHANCE:
                     if self.stop.wait(self.rng.uniform(0.0, self.STARTUP_S)):
@@ -317,18 +336,22 @@ def test_sigkill_at_random_moments_loses_and_doubles_nothing(
     first_shoe = seeded_shoe(rules, derived_seed(SEED, "first shoe"))
     reference = play_reference(rules, first_shoe, mistake_rate)
 
+    # Woken by the shoe's ACKs, the dealer's answers and the rounds he finished.
+    activity = Signal()
     shoe = VirtualShoe(first_shoe, dealer_paced=True, link_path=tmp_path / "shoe",
                        seed=SEED)
+    shoe.on_ack = activity.notify
     shoe.start()
     port = free_port()
     journal_path = journal_folder / "journal.sqlite"
     config = write_config(tmp_path, shoe.path, port, journal_path)
     daemon = DaemonProcess(config, tmp_path / "daemon.log")
-    link = WatchedLink(f"http://127.0.0.1:{port}", token=dealer_token(tmp_path))
+    link = WatchedLink(f"http://127.0.0.1:{port}", token=dealer_token(tmp_path),
+                       changed=activity)
     dealer = VirtualDealer(rules, link, VirtualShoeCards(shoe), seed=SEED, boxes=BOXES,
                            mistake_rate=mistake_rate, session="crash", retry_wait_s=0.01,
                            patience_s=60.0)
-    progress = Progress()
+    progress = Progress(activity)
     rng = random.Random(derived_seed(SEED, "kills"))
     targets = sorted(rng.sample(range(2, ROUNDS + 1), KILLS))
     killer = Killer(daemon, shoe, link, progress, targets, rng)
@@ -343,7 +366,7 @@ def test_sigkill_at_random_moments_loses_and_doubles_nothing(
             number = dealer.play_round()
             assert number == expected, f"the dealer played round {number}, not {expected}"
             progress.finished(number)
-        killer.stop.set()
+        killer.halt()
         thread.join(30.0)
         assert not thread.is_alive(), "the killer did not finish"
         if killer.error is not None:
@@ -352,11 +375,11 @@ def test_sigkill_at_random_moments_loses_and_doubles_nothing(
         # The last kill may have been a moment ago: SIGTERM once the daemon is up
         # (a daemon still starting has no handler yet and dies of it).
         assert link.wait_ready(30.0), daemon.log_tail()
-        wait_for(daemon.started_up, "the daemon's start-up", 30.0)
+        daemon.wait_started_up(30.0)
         assert daemon.exited() is None, "the daemon stopped by itself:\n" + daemon.log_tail()
         assert daemon.terminate() == 0, daemon.log_tail()
     finally:
-        killer.stop.set()
+        killer.halt()
         daemon.close()
         link.close()
         shoe.stop()

@@ -4,8 +4,6 @@ port and a real SQLite journal. Rounds are worked out by hand from the rules."""
 
 from __future__ import annotations
 
-import http.client
-import json
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -39,7 +37,8 @@ from tablectl.devices import (
 from tablectl.links import ServiceForward
 from tablectl.service import TableService
 from tablectl.sim_order import DevicesOrder
-from tests.tablectl.helpers import Signal, wait_for
+from tests.tablectl.helpers import Signal
+from tests.tablectl.http_calls import bearer, call
 
 TIMING = ShoeTiming(resend_interval_s=0.1, heartbeat_interval_s=0.05)
 DELIVERED_S = 15.0
@@ -88,18 +87,10 @@ class Running:
 
     def request(self, method: str, path: str, body: Any = None) -> tuple[int, dict[str, Any]]:
         assert self.daemon.api is not None
-        host, port = self.daemon.api.address
-        conn = http.client.HTTPConnection(host, port, timeout=15)
-        try:
-            data = None if body is None else json.dumps(body).encode()
-            headers = {"Content-Type": "application/json"} if data else {}
-            if method == "POST":  # the harness writes as the pit (it resolves misdeals too)
-                headers["Authorization"] = f"Bearer {self.token}"
-            conn.request(method, path, body=data, headers=headers)
-            response = conn.getresponse()
-            return response.status, json.loads(response.read())
-        finally:
-            conn.close()
+        # The harness writes as the pit (it resolves misdeals too).
+        headers = bearer(self.token) if method == "POST" else {}
+        answer = call(self.daemon.api.address, method, path, body, headers)
+        return answer.status, answer.body
 
     def post(self, event: dict[str, Any], ref: str | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {"event": event}
@@ -521,7 +512,8 @@ def test_a_full_journal_halts_the_table_with_the_alarm_and_acknowledges_nothing_
     # and the shoe keeps it for the next start.
     running.cards.draw()
     running.changed.wait_until(lambda: shoe.cards_dealt == 1, "the card to leave the shoe")
-    wait_for(lambda: shoe.counters.resend_rounds >= resends + 3, "the shoe's re-sends")
+    assert shoe.wait_until(lambda: shoe.counters.resend_rounds >= resends + 3, 10.0), \
+        "the shoe never re-sent"
     assert shoe.acked_seq == acked and shoe.pending_count == 1
     assert running.lamps()["alarm"]
     with JournalReader(bench.journal_path) as reader:
@@ -557,7 +549,9 @@ def test_a_shoe_rebooted_while_the_daemon_was_down_is_read(bench: Bench) -> None
     feed = first.daemon.shoe
     assert feed is not None and feed.link is not None
     link = feed.link
-    wait_for(lambda: (link.shoe_uptime_ms or 0) >= 2500, "the shoe up for 2.5 s")
+    # Looked at again after each step of the shoe (a heartbeat among them).
+    assert shoe.wait_until(lambda: (link.shoe_uptime_ms or 0) >= 2500, 15.0), \
+        "the shoe was never heard up for 2.5 s"
     first.draw("7D")
     stored = bench.shoe_events()
     bench.close(first)

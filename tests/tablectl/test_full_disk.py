@@ -17,7 +17,7 @@ import pytest
 
 from journal import JournalError, JournalReader
 from tablectl.sim import SimOptions, SimulatedTable, run_simulation
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import Signal
 from tests.tablectl.test_daemon import DELIVERED_S, Bench, Running, bet
 
 RESUMES_WITHIN_S = 10.0
@@ -53,8 +53,8 @@ def _fill(disk: Path) -> Path:
 
 
 def _wait_resumed(running: Running) -> None:
-    wait_for(lambda: running.request("GET", "/health")[0] == 200, "the table resumed",
-             RESUMES_WITHIN_S)
+    running.changed.wait_until(lambda: running.request("GET", "/health")[0] == 200,
+                               "the table resumed", RESUMES_WITHIN_S)
     assert running.service.snapshot.journal_fault is None
 
 
@@ -75,7 +75,7 @@ def test_a_full_disk_halts_loses_nothing_and_the_table_resumes_by_itself(
                 break
             stored += 1
         assert status == 503 and answer["stored"] is False, "the disk never filled"
-        wait_for(lambda: running.lamps()["alarm"], "the alarm")
+        running.changed.wait_until(lambda: running.lamps()["alarm"], "the alarm")
         status, health = running.request("GET", "/health")
         assert status == 503 and "the journal cannot store" in health["reason"]
         filler.unlink()  # space again: no restart, no operator
@@ -91,14 +91,16 @@ def test_a_full_disk_halts_loses_nothing_and_the_table_resumes_by_itself(
         acked = shoe.acked_seq
         resends = shoe.counters.resend_rounds
         running.cards.draw()
-        wait_for(lambda: shoe.counters.resend_rounds >= resends + 3, "the shoe's re-sends")
-        wait_for(lambda: running.lamps()["alarm"], "the alarm")
+        assert shoe.wait_until(lambda: shoe.counters.resend_rounds >= resends + 3, 10.0), \
+            "the shoe never re-sent"
+        running.changed.wait_until(lambda: running.lamps()["alarm"], "the alarm")
         assert shoe.acked_seq == acked and shoe.pending_count == 1
         filler.unlink()
         _wait_resumed(running)
         assert running.cards.wait_delivered(DELIVERED_S), "the kept card never arrived"
-        wait_for(lambda: running.service.table.view().boxes[0].hands[0].cards == ("9S",),
-                 "the card on box 1")
+        running.changed.wait_until(
+            lambda: running.service.table.view().boxes[0].hands[0].cards == ("9S",),
+            "the card on box 1")
         assert not running.lamps()["alarm"]
 
         with JournalReader(bench.journal_path) as reader:
@@ -128,10 +130,15 @@ def test_the_simulated_table_stops_on_a_full_disk_and_counts_what_is_stored(
     filled: list[Path] = []
 
     def fill_after_a_few_rounds(sim: SimulatedTable) -> None:
-        wait_for(lambda: sim.rounds_played >= 5, "five rounds", 60)
+        # Woken by the table after each batch and each round of answers (a commit).
+        changed = Signal()
+        assert sim.daemon is not None and sim.daemon.service is not None
+        sim.daemon.service.on_change(changed.notify)
+        sim.daemon.service.after_answers(changed.notify)
+        changed.wait_until(lambda: sim.rounds_played >= 5, "five rounds", 60)
         # The dealer plays ahead of the journal's group commit: fill the disk once a
         # round is stored, so that the summary has stored rounds to count.
-        wait_for(lambda: _stored_rounds(journal) >= 1, "a stored round", 60)
+        changed.wait_until(lambda: _stored_rounds(journal) >= 1, "a stored round", 60)
         filled.append(_fill(small_disk))
 
     sims: list[SimulatedTable] = []

@@ -28,7 +28,7 @@ from table.profiles import load_profile
 from tablectl.camera_feed import fusion_poster
 from tablectl.fusion import CardFusion, place_of_area
 from tablectl.service import Receipt, Submission, TableService
-from vision.layout import Layout, layout_from_dict
+from vision.layout import Layout
 from vision.recognizer import Recognizer
 from vision.tracker import CardPlaced, CardTracker, Cleared
 
@@ -36,18 +36,6 @@ PROFILE = "casinos-austria"
 STABLE = 3  # the tracker's stable_frames: frames a new felt is read for
 GRACE = 3
 SEED = 1  # every felt of these tests is read exactly at this seed
-
-
-@pytest.fixture(scope="module")
-def recognizer() -> Recognizer:
-    return Recognizer()
-
-
-@pytest.fixture(scope="module")
-def layout() -> Layout:
-    from hwsim.camera.table_frames import table_layout
-
-    return layout_from_dict(table_layout())
 
 
 class Rig:

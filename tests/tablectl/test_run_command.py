@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import os
-import queue
 import re
 import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 from hwsim.shoe import VirtualShoe
 
-from journal import JournalError, JournalReader
+from journal import JournalReader
 from table.machine import Table
 from table.profiles import load_profile
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import signal_when
 
 ROUND_LINE = re.compile(r"^round (\d+) (settled|void)( \[[A-Z_, ]+\])?: (box\d/\w+ [+-]\d+ ?)+$")
 COMMAND = [sys.executable, "-m", "tablectl", "run", "--sim", "--view", "rounds"]
@@ -67,49 +65,17 @@ def test_five_simulated_rounds(tmp_path: Path) -> None:
 def test_sigterm_stops_the_simulated_table_cleanly(tmp_path: Path) -> None:
     process = subprocess.Popen(COMMAND, cwd=tmp_path, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
-    lines: queue.Queue[str] = queue.Queue()
-
-    def read() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            lines.put(line.rstrip("\n"))
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    try:
-        seen = 0
-        while seen < 3:  # a few rounds played: then stop it in the middle of things
-            line = lines.get(timeout=60)
-            if line.startswith("round "):
-                seen += 1
-        process.send_signal(signal.SIGTERM)
-        code = process.wait(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    reader.join(10)
-    assert process.stderr is not None
-    stderr = process.stderr.read()
-    assert code == 0, stderr
-    rest = []
-    while not lines.empty():
-        rest.append(lines.get())
+    # A few rounds played: then stop it in the middle of things.
+    done = signal_when(process, lambda lines: sum(line.startswith("round ") for line in lines)
+                       >= 3, "three rounds", signal.SIGTERM, 60)
+    stderr = done.stderr
+    assert done.returncode == 0, stderr
+    rest = done.stdout.splitlines()
     assert rest and re.fullmatch(r"\d+ rounds played; journal var/sim-journal\.sqlite",
                                  rest[-1]), rest
     assert "Traceback" not in stderr, stderr
     recorded = check_journal(tmp_path / "var" / "sim-journal.sqlite")
     assert recorded >= 2
-
-
-def _stored_events(path: Path) -> int:
-    if not path.exists():
-        return 0
-    try:
-        with JournalReader(path) as journal:
-            return journal.last_committed_seq
-    except JournalError:
-        return 0  # still being created
 
 
 def test_sigterm_stops_a_configured_table_cleanly(tmp_path: Path) -> None:
@@ -126,11 +92,11 @@ def test_sigterm_stops_a_configured_table_cleanly(tmp_path: Path) -> None:
             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         try:
             journal = tmp_path / "journal.sqlite"
-            # The shoe's `loaded` is stored (and acknowledged): the daemon is up.
-            wait_for(lambda: _stored_events(journal) >= 1 or process.poll() is not None,
-                     "the daemon to store the shoe's first frame", 60)
+            # The shoe's `loaded` is acknowledged, so stored: the daemon is up. (Looked at
+            # again at each step of the shoe: an ACK read, a heartbeat sent.)
+            assert shoe.wait_until(lambda: shoe.acked_seq == 1 or process.poll() is not None,
+                                   60), "the daemon never acknowledged the shoe's first frame"
             assert process.poll() is None, process.communicate()
-            wait_for(lambda: shoe.acked_seq == 1, "the shoe's frame acknowledged", 30)
             process.send_signal(signal.SIGTERM)
             _, stderr = process.communicate(timeout=60)
         finally:

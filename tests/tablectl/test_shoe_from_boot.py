@@ -5,8 +5,6 @@ lamps are lit; once the shoe speaks the table is well again."""
 
 from __future__ import annotations
 
-import http.client
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import replace
@@ -20,7 +18,8 @@ from hwsim.shoe import ShoeTiming, VirtualShoe
 from tablectl.config import ApiConfig, parse_config
 from tablectl.daemon import Daemon
 from tablectl.devices import Devices
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import Signal
+from tests.tablectl.http_calls import call
 
 PIN_MAP: dict[str, Any] = {
     "pwm": True,
@@ -44,18 +43,17 @@ class Table:
                                                            port=0)),
                              Devices(panel=self.mock.panel))
         self.daemon.open()
+        assert self.daemon.service is not None
+        # Woken after each batch the table's loop applied: the shoe's link state comes
+        # that way, and the lamps are lit before it wakes.
+        self.changed = Signal()
+        self.daemon.service.on_change(self.changed.notify)
         self.thread = self.daemon.run_in_thread()
 
     def get(self, path: str) -> tuple[int, dict[str, Any]]:
         assert self.daemon.api is not None
-        host, port = self.daemon.api.address
-        conn = http.client.HTTPConnection(host, port, timeout=10)
-        try:
-            conn.request("GET", path)
-            response = conn.getresponse()
-            return response.status, json.loads(response.read())
-        finally:
-            conn.close()
+        answer = call(self.daemon.api.address, "GET", path)
+        return answer.status, answer.body
 
     def close(self) -> None:
         self.daemon.close()
@@ -72,13 +70,14 @@ def tables() -> Iterator[list[Table]]:
 
 
 def _assert_offline(table: Table) -> None:
-    wait_for(lambda: table.get("/health")[0] == 503, "/health 503", OFFLINE_WITHIN_S)
+    table.changed.wait_until(lambda: table.get("/health")[0] == 503, "/health 503",
+                             OFFLINE_WITHIN_S)
     status, health = table.get("/health")
     assert health["ok"] is False and "the shoe is offline" in health["reason"]
     assert "since start" in health["reason"]
     assert table.get("/state")[1]["shoe_online"] is False
-    wait_for(lambda: table.mock.lamp("alarm") and table.mock.lamp("shoe_fault"),
-             "the alarm and shoe-fault lamps")
+    table.changed.wait_until(lambda: table.mock.lamp("alarm") and table.mock.lamp("shoe_fault"),
+                             "the alarm and shoe-fault lamps")
 
 
 def test_a_dead_shoe_is_offline_from_boot(tmp_path: Path, tables: list[Table]) -> None:
@@ -107,9 +106,11 @@ def test_a_silent_shoe_is_offline_from_boot_until_it_speaks(
     try:
         table = Table(tmp_path, str(tmp_path / "shoe"))
         tables.append(table)
-        wait_for(lambda: table.get("/health")[0] == 200, "/health 200", OFFLINE_WITHIN_S)
-        wait_for(lambda: not table.mock.lamp("alarm") and not table.mock.lamp("shoe_fault"),
-                 "the lamps out")
+        table.changed.wait_until(lambda: table.get("/health")[0] == 200, "/health 200",
+                                 OFFLINE_WITHIN_S)
+        table.changed.wait_until(
+            lambda: not table.mock.lamp("alarm") and not table.mock.lamp("shoe_fault"),
+            "the lamps out")
     finally:
         for table in tables:
             table.close()

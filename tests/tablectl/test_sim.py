@@ -16,7 +16,7 @@ from table.profiles import list_profiles
 from tablectl.commands.run import DEFAULT_SIM_FAULTS
 from tablectl.daemon import DaemonError
 from tablectl.sim import SimOptions, SimulatedTable
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import Signal
 from tests.tablectl.test_run_command import check_journal
 
 ROUNDS = 25
@@ -68,9 +68,11 @@ def test_an_event_the_dealer_did_not_make_stops_the_table_in_one_line(
     sim.start()
     assert sim.daemon is not None and sim.daemon.service is not None
     service = sim.daemon.service
+    changed = Signal()  # woken after each batch the table's loop applied
+    service.on_change(changed.notify)
 
     def post_a_card() -> None:
-        wait_for(lambda: service.table.rounds_played >= 2, "the second round", 60)
+        changed.wait_until(lambda: service.table.rounds_played >= 2, "the second round", 60)
         service.submit_and_wait({"card": "AS"}, "api")
 
     poster = threading.Thread(target=post_a_card, daemon=True)

@@ -18,7 +18,7 @@ import pytest
 from tablectl.cli import main
 from tablectl.sim import SimulatedTable
 from tablectl.sim_cleanup import sweep_stale_folders
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import OutputLines
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -55,11 +55,14 @@ def test_a_sigkilled_simulated_table_leaves_no_folder_after_the_next_run(
     env = {**os.environ, "TMPDIR": str(temp), "GPIOZERO_PIN_FACTORY": "mock"}
     command = [sys.executable, "-m", "tablectl", "run", "--sim", "--api-port", "off",
                "--view", "rounds", "--journal", str(tmp_path / "journal.sqlite")]
-    first = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+    first = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, start_new_session=True)
+    assert first.stdout is not None
     try:
-        wait_for(lambda: any(temp.glob("tablectl-sim-*/virtual-shoe")), "the sim's folder",
-                 60)
+        # Its first line names the virtual shoe, in the sim's folder.
+        OutputLines(first.stdout).wait_for_line(
+            lambda line: line.startswith("simulated table:"), "the sim's first line", 60)
+        assert any(temp.glob("tablectl-sim-*/virtual-shoe"))
     finally:
         os.killpg(first.pid, signal.SIGKILL)  # the table and its devices' process
         first.wait(10)

@@ -16,7 +16,7 @@ from hwsim.dealer.shoes import seeded_shoe
 from journal import JournalError, JournalReader
 from table.profiles import load_profile
 from tablectl.sim_resume import resumed_shoe
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import OutputLines
 
 PROFILE = "casinos-austria"
 
@@ -38,13 +38,19 @@ def test_a_simulated_table_killed_mid_round_resumes_it_exactly(tmp_path: Path) -
     journal = tmp_path / "journal.sqlite"
     env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "TMPDIR": str(tmp_path)}
     command = [sys.executable, "-m", "tablectl", "run", "--sim", "--api-port", "off",
-               "--view", "rounds", "--profile", PROFILE, "--journal", str(journal),
+               "--profile", PROFILE, "--journal", str(journal),
                "--faults", "none"]
-    first = subprocess.Popen([*command, "--pace", "0.02"], cwd=tmp_path, env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    # Its live view draws each change of the table: the journal is looked at again
+    # after each line the view writes.
+    first = subprocess.Popen([*command, "--pace", "0.02", "--view", "live"], cwd=tmp_path,
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              start_new_session=True)
+    assert first.stdout is not None
+    view = OutputLines(first.stdout)
     try:
-        wait_for(lambda: _mid_deal(journal), "a round in the middle of its deal", 60)
+        view.wait_until(lambda: _mid_deal(journal) or view.ended,
+                        "a round in the middle of its deal", 60)
+        assert _mid_deal(journal), "the table ended before a round was dealt"
     finally:
         os.killpg(first.pid, signal.SIGKILL)
         first.wait(10)
@@ -58,8 +64,8 @@ def test_a_simulated_table_killed_mid_round_resumes_it_exactly(tmp_path: Path) -
     assert resumed.in_play and resumed.exact
     assert resumed.cards == seeded_shoe(rules, 1)[resumed.dealt:]
 
-    again = subprocess.run([*command, "--rounds", "3"], cwd=tmp_path, env=env,
-                           capture_output=True, text=True, timeout=120)
+    again = subprocess.run([*command, "--rounds", "3", "--view", "rounds"], cwd=tmp_path,
+                           env=env, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
     with JournalReader(journal) as reader:
         records = [r for r in reader.rounds() if r.round_no >= interrupted]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Sequence
 
 from hwsim.shoe.virtual_shoe import VirtualShoe
@@ -15,25 +13,15 @@ class VirtualShoeCards:
     waits until the shoe has let out every card drawn, has sent the `loaded` of
     the last load, and holds nothing unacknowledged.
 
-    Each ACK the shoe reads wakes a waiting `wait_delivered` at once (through the
-    shoe's `on_ack`, chained after any callback set before); `poll_s` is the
-    longest it waits without one (a restarted shoe forgets its frames unacknowledged)."""
+    A waiting `wait_delivered` looks again after each step of the shoe's device loop
+    (`VirtualShoe.wait_until`): an ACK read, a card let out, a restart that forgets
+    the frames unacknowledged."""
 
-    def __init__(self, shoe: VirtualShoe, poll_s: float = 0.01) -> None:
+    def __init__(self, shoe: VirtualShoe) -> None:
         if not shoe.dealer_paced:
             raise ValueError("the dealer needs a dealer-paced shoe: VirtualShoe(..., "
                              "dealer_paced=True)")
         self.shoe = shoe
-        self.poll_s = poll_s
-        self._news = threading.Event()
-        earlier = shoe.on_ack
-
-        def on_ack(seq: int) -> None:
-            if earlier is not None:
-                earlier(seq)
-            self._news.set()
-
-        shoe.on_ack = on_ack
         self._drawn = shoe.cards_dealt
         # The shoe says `loaded` when it starts: wait for it like for a later load.
         self._loaded_from: int | None = 0
@@ -43,18 +31,7 @@ class VirtualShoeCards:
         self.shoe.draw()
 
     def wait_delivered(self, timeout_s: float) -> bool:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            # Cleared before looking: an ACK read after the look sets it again. The
-            # shoe calls `on_ack` holding its lock, so the look (which takes the lock)
-            # sees the frame gone once the shoe has handled the ACK.
-            self._news.clear()
-            if self._delivered():
-                return True
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            self._news.wait(min(left, self.poll_s))
+        return self.shoe.wait_until(self._delivered, timeout_s)
 
     def cards_left(self) -> int:
         return self.shoe.cards_left

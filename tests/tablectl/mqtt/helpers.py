@@ -13,7 +13,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from journal import Journal
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import Signal
 
 
 def add_rounds(journal: Journal, rounds: int, *, first: int = 1, nets: list[int] | None = None
@@ -35,10 +35,16 @@ def add_rounds(journal: Journal, rounds: int, *, first: int = 1, nets: list[int]
 
 def wait_progressing(condition: Callable[[], object], progress: Callable[[], object],
                      what: str, stall_s: float = 60.0, limit_s: float = 900.0,
-                     poll_s: float = 0.05) -> None:
+                     every_s: float = 0.05) -> None:
     """Wait until `condition` holds, for as long as `progress()` keeps changing: fail
     once it stood still for `stall_s` (stuck), or after `limit_s` in all. A loaded
-    machine only makes the wait longer; a stall fails it as soon as it is one."""
+    machine only makes the wait longer; a stall fails it as soon as it is one.
+
+    For row counts in other processes' SQLite files (the simulated tables' journals,
+    the floor processes' store): nothing reports them to this process, so they are
+    looked at again each time the clock says `every_s` went by (a condition variable
+    that only its timeout wakes)."""
+    clock = threading.Condition()
     started = moved = time.monotonic()
     last = progress()
     while not condition():
@@ -50,7 +56,8 @@ def wait_progressing(condition: Callable[[], object], progress: Callable[[], obj
             pytest.fail(f"{what}: no progress for {stall_s:.0f} s (stuck at {last!r})")
         if now - started > limit_s:
             pytest.fail(f"{what}: not within {limit_s:.0f} s (at {last!r})")
-        time.sleep(poll_s)  # polling the condition, not waiting for a thread
+        with clock:
+            clock.wait(every_s)
 
 
 def make_journal(path: Path, rounds: int, **options: Any) -> Journal:
@@ -66,18 +73,21 @@ class Watcher:
         self.messages: list[tuple[str, bytes, bool, Any]] = []
         self._lock = threading.Lock()
         self._subscribed = threading.Event()
+        self.arrived = Signal()  # woken by each message paho hands over
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
         self.client.on_message = self._on_message
         self.client.on_subscribe = lambda *a: self._subscribed.set()
         self.client.connect("127.0.0.1", port)
         self.client.subscribe(topic, qos=1)
         self.client.loop_start()
-        wait_for(self._subscribed.is_set, "the watcher's subscription")
+        if not self._subscribed.wait(15.0):
+            pytest.fail("timed out waiting for the watcher's subscription")
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         with self._lock:
             self.messages.append((message.topic, bytes(message.payload), bool(message.retain),
                                   message.properties))
+        self.arrived.notify()
 
     def docs(self, kind: str) -> list[dict[str, Any]]:
         with self._lock:
@@ -88,7 +98,7 @@ class Watcher:
             return [m for m in self.messages if m[0].endswith("/" + kind)]
 
     def wait(self, condition: Callable[[], object], what: str, timeout_s: float = 15.0) -> None:
-        wait_for(condition, what, timeout_s)
+        self.arrived.wait_until(condition, what, timeout_s)
 
     def close(self) -> None:
         self.client.disconnect()

@@ -15,7 +15,7 @@ from tablectl.mqtt.floor import Numbers, open_floor
 from tablectl.mqtt.floor_store import FloorStore
 from tablectl.mqtt.publisher import Publisher
 from tablectl.mqtt.settings import from_options, parse_url
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import wait_watched
 from tests.tablectl.mqtt.broker import Mosquitto
 from tests.tablectl.mqtt.helpers import Watcher, make_journal, send
 
@@ -54,16 +54,19 @@ def test_two_tables_stored_once_each_and_repeats_ignored(
     for publisher in publishers:
         publisher.start()
     try:
-        wait_for(lambda: floor.stored_events == 24, "both tables' 24 events", 20)
-        wait_for(lambda: {i.table: i.rounds.contiguous for i in floor.snapshot()}
-                 == {"bj-1": 4, "bj-2": 2}, "both tables' rounds")
+        wait_watched(floor.watchers, lambda: floor.stored_events == 24,
+                     "both tables' 24 events", 20)
+        wait_watched(floor.watchers, lambda: {i.table: i.rounds.contiguous
+                                              for i in floor.snapshot()}
+                     == {"bj-1": 4, "bj-2": 2}, "both tables' rounds")
         # The second publisher, restarted without its mark, sends everything again.
         publishers[1].stop()
         (tmp_path / "two.sqlite.mqtt.json").write_text(json.dumps(
             {"origin": publishers[1].origin, "events": 0, "rounds": 0}))
         publishers[1] = Publisher(from_options(broker.url, "bj-2"), two.path)
         publishers[1].start()
-        wait_for(lambda: floor.duplicates >= 10, "the repeats (8 events, 2 rounds)", 20)
+        wait_watched(floor.watchers, lambda: floor.duplicates >= 10,
+                     "the repeats (8 events, 2 rounds)", 20)
         assert floor.stored_events == 24 and floor.refused == 0
     finally:
         for publisher in publishers:
@@ -89,15 +92,18 @@ def test_a_floor_that_was_away_asks_for_what_it_missed(
     publisher.start()
     try:
         # Published before any floor subscribed: only the retained state says so.
-        wait_for(lambda: publisher.mark.events == 20 and publisher.mark.rounds == 5,
-                 "the broker's acknowledgements")
+        wait_watched(publisher.watchers,
+                     lambda: publisher.mark.events == 20 and publisher.mark.rounds == 5,
+                     "the broker's acknowledgements")
         publisher._fresh = True  # the retained state now says 20 events, 5 rounds
         publisher.wake()
         floor = open_floor(parse_url(broker.url), tmp_path / "floor.sqlite",
                            resend_after_s=0.2)
         try:
-            wait_for(lambda: floor.stored_events == 20, "the 20 events, asked again", 20)
-            wait_for(lambda: floor.snapshot()[0].rounds.contiguous == 5, "the five rounds")
+            wait_watched(floor.watchers, lambda: floor.stored_events == 20,
+                         "the 20 events, asked again", 20)
+            wait_watched(floor.watchers, lambda: floor.snapshot()[0].rounds.contiguous == 5,
+                         "the five rounds")
         finally:
             floor.stop()
             floor.store.close()
@@ -133,7 +139,7 @@ def test_bad_messages_and_a_second_table_with_the_same_id_store_nothing(
     floor = open_floor(parse_url(broker.url), tmp_path / "floor.sqlite")
     try:
         send(broker.port, "tablectl/v1/bj-5/events", _event("bj-5", 1))
-        wait_for(lambda: floor.stored_events == 1, "the first table's event")
+        wait_watched(floor.watchers, lambda: floor.stored_events == 1, "the first table's event")
         bad = [
             ("tablectl/v1/bj-5/events", b"not json at all"),
             ("tablectl/v1/bj-5/events", b"[1, 2]"),
@@ -147,16 +153,19 @@ def test_bad_messages_and_a_second_table_with_the_same_id_store_nothing(
         ]
         for name, payload in bad:
             send(broker.port, name, payload)
-        wait_for(lambda: floor.bad_messages == len(bad), "every bad message refused")
+        wait_watched(floor.watchers, lambda: floor.bad_messages == len(bad),
+                     "every bad message refused")
         # Another journal publishing as bj-5: refused, the first one's event kept.
         send(broker.port, "tablectl/v1/bj-5/events",
              _event("bj-5", 1, origin="b" * 32, event={"card": "AS"}))
         send(broker.port, "tablectl/v1/bj-5/events", _event("bj-5", 2, origin="b" * 32))
-        wait_for(lambda: floor.refused == 2, "the other table's events refused")
+        wait_watched(floor.watchers, lambda: floor.refused == 2,
+                     "the other table's events refused")
         assert "two tables" in (floor.snapshot()[0].problem or "")
         # The same seq with another event from the same journal: refused, not overwritten.
         send(broker.port, "tablectl/v1/bj-5/events", _event("bj-5", 1, event={"card": "KD"}))
-        wait_for(lambda: floor.refused == 3, "the differing repeat refused")
+        wait_watched(floor.watchers, lambda: floor.refused == 3,
+                     "the differing repeat refused")
         assert floor.stored_events == 1
     finally:
         floor.stop()

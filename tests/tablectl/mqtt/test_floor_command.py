@@ -18,7 +18,7 @@ from tablectl.mqtt.floor_store import FloorStore
 from tablectl.mqtt.publisher import Publisher
 from tablectl.mqtt.settings import MqttSettingsError, check_table_id, from_options, parse_url
 from tablectl.mqtt.topics import EventMessage, RoundMessage
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import OutputLines, wait_watched
 from tests.tablectl.mqtt.broker import Mosquitto, free_port
 from tests.tablectl.mqtt.helpers import Watcher, make_journal
 
@@ -117,7 +117,7 @@ def test_refused_credentials_are_said_and_nothing_is_published(
         publisher = Publisher(from_options(wrong, "bj-1"), journal.path)
         publisher.start()
         try:
-            wait_for(lambda: publisher.error is not None, "the refusal")
+            wait_watched(publisher.watchers, lambda: publisher.error is not None, "the refusal")
             assert "refused the user name or password" in caplog.text
             assert publisher.mark.events == 0 and not publisher.connected.is_set()
         finally:
@@ -127,7 +127,8 @@ def test_refused_credentials_are_said_and_nothing_is_published(
             f"mqtt://bj-1:right@127.0.0.1:{locked_broker.port}", "bj-1"), journal.path)
         right.start()
         try:
-            wait_for(lambda: right.mark.events == 8, "the events, with the right password")
+            wait_watched(right.watchers, lambda: right.mark.events == 8,
+                         "the events, with the right password")
         finally:
             right.stop()
         journal.close()
@@ -208,7 +209,6 @@ def test_floor_command_shows_the_tables_and_stops_cleanly(
         broker: Mosquitto, tmp_path: Path) -> None:
     import signal
     import sys
-    import threading
 
     journal = make_journal(tmp_path / "j.sqlite", 3, nets=[-100, 40, 25])
     publisher = Publisher(from_options(broker.url, "bj-11"), journal.path)
@@ -218,20 +218,14 @@ def test_floor_command_shows_the_tables_and_stops_cleanly(
         [sys.executable, "-m", "tablectl", "floor", "--broker", broker.url, "--store",
          str(store), "--view", "lines", "--every", "0.2", "--http", "127.0.0.1:0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lines: list[str] = []
-
-    def read() -> None:
-        assert floor.stdout is not None
-        for line in floor.stdout:
-            lines.append(line)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
+    assert floor.stdout is not None
+    output = OutputLines(floor.stdout)
+    lines = output.lines
     try:
         # The house won 100, lost 40 and 25: +35 over the shift's three rounds.
-        wait_for(lambda: any(line.split()[:2] == ["bj-11", "online"]
-                             and line.split()[5:7] == ["+35", "3"] for line in lines),
-                 "bj-11 online with the shift's net", 20)
+        output.wait_for_line(lambda line: line.split()[:2] == ["bj-11", "online"]
+                             and line.split()[5:7] == ["+35", "3"],
+                             "bj-11 online with the shift's net", 20)
         # The same on the web page.
         url = lines[0].rsplit("web page ", 1)[1].strip()
         with urllib.request.urlopen(url, timeout=10) as answer:
@@ -247,7 +241,7 @@ def test_floor_command_shows_the_tables_and_stops_cleanly(
         publisher.stop()
         floor.send_signal(signal.SIGTERM)
         assert floor.wait(20) == 0
-        reader.join(5)
+        output.join(5)
         journal.close()
     assert "floor stopped: 12 event(s) stored" in lines[-1]
     assert floor.stderr is not None and "Traceback" not in floor.stderr.read()

@@ -7,8 +7,6 @@ floor that goes away is said on the display, which keeps its last picture.
 
 from __future__ import annotations
 
-import http.client
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from tablectl.mqtt.floor_view import parse_shifts
 from tablectl.mqtt.floor_web import FloorWeb, floor_json
 from tablectl.mqtt.publisher import Publisher
 from tablectl.mqtt.settings import from_options, parse_url
+from tests.tablectl.http_calls import call, login_cookie
 from tests.tablectl.mqtt.broker import Mosquitto
 from tests.tablectl.mqtt.helpers import make_journal
 from tests.tablectl.test_display_browser import (
@@ -130,33 +129,13 @@ def test_the_pit_display_shows_the_floor(table: Table_, floor: FloorRig, browser
 
 
 def _get(table: Table_, path: str, cookie: str | None = None) -> tuple[int, dict[str, Any]]:
-    host, port = table.server.address
-    conn = http.client.HTTPConnection(host, port, timeout=15)
-    try:
-        conn.request("GET", path, headers={"Cookie": cookie} if cookie else {})
-        response = conn.getresponse()
-        return response.status, json.loads(response.read() or b"{}")
-    finally:
-        conn.close()
-
-
-def _login_cookie(table: Table_) -> str:
-    host, port = table.server.address
-    conn = http.client.HTTPConnection(host, port, timeout=15)
-    try:
-        conn.request("POST", "/login", json.dumps({"user": PIT[0], "password": PIT[1]}),
-                     {"Content-Type": "application/json"})
-        response = conn.getresponse()
-        response.read()
-        assert response.status == 200
-        return str(response.getheader("Set-Cookie")).split(";")[0]
-    finally:
-        conn.close()
+    answer = call(table.server.address, "GET", path, headers={"Cookie": cookie} if cookie else {})
+    return answer.status, answer.body
 
 
 def test_the_floor_route_needs_a_login_and_a_floor(table: Table_, tmp_path: Path) -> None:
     assert _get(table, "/display/floor")[0] == 401
-    cookie = _login_cookie(table)
+    cookie = login_cookie(table.server.address, *PIT)
     status, answer = _get(table, "/display/floor", cookie)
     assert status == 404 and "shows no floor" in answer["error"]
     # Where nothing is a floor: said on the display, nothing shown.

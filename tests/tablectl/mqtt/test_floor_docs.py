@@ -5,17 +5,15 @@ display showing the floor."""
 
 from __future__ import annotations
 
-import http.client
-import json
 import os
 import re
 import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import OutputLines, wait_on_clock, wait_process_gone
+from tests.tablectl.http_calls import call, login_cookie
 from tests.tablectl.mqtt.broker import Mosquitto, free_port
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "floor.md"
@@ -39,30 +37,6 @@ def _localize(command: str, broker: Mosquitto, folder: Path, ports: dict[str, in
     return command
 
 
-def _get(port: int, path: str, headers: dict[str, str]) -> tuple[int, Any, str | None]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        conn.request("GET", path, headers=headers)
-        response = conn.getresponse()
-        return response.status, json.loads(response.read() or b"{}"), response.getheader(
-            "Set-Cookie")
-    finally:
-        conn.close()
-
-
-def _login(port: int, user: str, password: str) -> str:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        conn.request("POST", "/login", json.dumps({"user": user, "password": password}),
-                     {"Content-Type": "application/json"})
-        response = conn.getresponse()
-        response.read()
-        assert response.status == 200
-        return str(response.getheader("Set-Cookie")).split(";")[0]
-    finally:
-        conn.close()
-
-
 def test_the_try_it_commands_show_two_tables_on_the_floor_and_their_displays(
         broker: Mosquitto, tmp_path: Path) -> None:
     tables_command, floor_command = _commands()
@@ -76,25 +50,32 @@ def test_the_try_it_commands_show_two_tables_on_the_floor_and_their_displays(
         capture_output=True, text=True, check=True, timeout=30)
     tables = [int(pid) for pid in started.stdout.split()]
     assert len(tables) == 2
-    out = open(tmp_path / "floor.out", "w")  # noqa: SIM115 - the process keeps it
     floor_line = _localize(floor_command, broker, folder, ports) + " --every 1"
-    floor = subprocess.Popen(["bash", "-c", "exec " + floor_line], stdout=out,
+    floor = subprocess.Popen(["bash", "-c", "exec " + floor_line], stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT)
-    try:
-        def seen() -> str:
-            return (tmp_path / "floor.out").read_text()
+    assert floor.stdout is not None
+    output = OutputLines(floor.stdout, copy_to=tmp_path / "floor.out")
 
-        wait_for(lambda: re.search(r"^bj-1 +online", seen(), re.M)
-                 and re.search(r"^bj-2 +online", seen(), re.M), "both tables on the floor", 90)
+    def seen() -> str:
+        return "".join(output.lines)
+
+    try:
+        output.wait_until(lambda: re.search(r"^bj-1 +online", seen(), re.M)
+                          and re.search(r"^bj-2 +online", seen(), re.M),
+                          "both tables on the floor", 90)
         for table in ("1", "2"):  # each table its folder, its users file, its pit login
             log = (folder / f"bj-{table}.log").read_text()
             login = re.search(r"user (\S+), password (\S+)", log)
             assert login is not None, log
-            cookie = _login(ports[table], login.group(1), login.group(2))
-            wait_for(lambda c=cookie, t=table: _get(
-                ports[t], "/display/floor", {"Cookie": c})[1].get("floor") is not None,
+            address = ("127.0.0.1", ports[table])
+            cookie = login_cookie(address, login.group(1), login.group(2))
+            # The table's display asks the floor's web page on its own: nothing tells
+            # this process when it has.
+            wait_on_clock(lambda a=address, c=cookie: call(
+                a, "GET", "/display/floor", headers={"Cookie": c}).body.get("floor") is not None,
                 f"bj-{table}'s display showing the floor", 30)
-            status, answer, _ = _get(ports[table], "/display/floor", {"Cookie": cookie})
+            shown = call(address, "GET", "/display/floor", headers={"Cookie": cookie})
+            status, answer = shown.status, shown.body
             assert status == 200 and answer["table"] == f"bj-{table}"
             assert {row["table"] for row in answer["floor"]["tables"]} == {"bj-1", "bj-2"}
     finally:
@@ -103,7 +84,6 @@ def test_the_try_it_commands_show_two_tables_on_the_floor_and_their_displays(
         for pid in tables:
             os.kill(pid, signal.SIGTERM)
         for pid in tables:
-            wait_for(lambda p=pid: not Path(f"/proc/{p}").exists()
-                     or "Z" in Path(f"/proc/{p}/stat").read_text().split()[2],
-                     f"table process {pid} to stop", 30)
+            wait_process_gone(pid, f"table process {pid} to stop", 30)
+        output.join(10)
     assert "floor stopped:" in seen()

@@ -18,7 +18,7 @@ from tablectl.mqtt.floor_store import FloorStore
 from tablectl.mqtt.publisher import Publisher
 from tablectl.mqtt.settings import from_options, parse_url
 from tablectl.mqtt.topics import floor_topics
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import Signal
 from tests.tablectl.mqtt.broker import Mosquitto
 from tests.tablectl.mqtt.helpers import add_rounds, make_journal, wait_progressing
 from tests.tablectl.mqtt.test_kills import Run, _count, _rows
@@ -69,7 +69,9 @@ def test_two_floors_split_the_tables_messages_and_store_each_once(
     # shared subscription, each message to one floor.
     floors = [Floor(parse_url(broker.url), store, client_id=f"floor-{name}", share="floor",
                     resend_after_s=300.0) for name, store in zip("ab", stores, strict=True)]
+    changed = Signal()  # woken by either floor after each batch it stored
     for floor in floors:
+        floor.watchers.add(changed.notify)
         floor.start()
     journals = [make_journal(tmp_path / f"bj-{n}.sqlite", 30) for n in (1, 2, 3)]
     publishers = [Publisher(from_options(broker.url, j.path.stem), j.path) for j in journals]
@@ -77,18 +79,18 @@ def test_two_floors_split_the_tables_messages_and_store_each_once(
         for publisher in publishers:
             publisher.start()
         for journal in journals:
-            wait_for(lambda j=journal: _stored(store_path, j), f"{journal.path.stem} stored",
-                     60)
+            changed.wait_until(lambda j=journal: _stored(store_path, j),
+                               f"{journal.path.stem} stored", 60)
         total = sum(j.last_committed_seq for j in journals)
         # Each floor stored a part, the two parts are the whole, nothing came twice. (A
         # floor counts a batch a moment after its commit, which the test sees first.)
-        wait_for(lambda: sum(floor.stored_events for floor in floors) == total,
-                 "the floors' counts", 20)
+        changed.wait_until(lambda: sum(floor.stored_events for floor in floors) == total,
+                           "the floors' counts", 20)
         assert all(floor.stored_events > 0 for floor in floors)
         assert sum(floor.duplicates for floor in floors) == 0
         # Each floor still sees every table's status and state (not shared).
         for floor in floors:
-            wait_for(lambda f=floor: {i.table: i.status for i in f.snapshot()} == {
+            changed.wait_until(lambda f=floor: {i.table: i.status for i in f.snapshot()} == {
                 "bj-1": "online", "bj-2": "online", "bj-3": "online"}, "every status", 20)
 
         # One floor goes away: the other alone takes what the tables play next.
@@ -98,10 +100,10 @@ def test_two_floors_split_the_tables_messages_and_store_each_once(
             add_rounds(journal, 10, first=31)
             publisher.wake()
         for journal in journals:
-            wait_for(lambda j=journal: _stored(store_path, j), f"{journal.path.stem} again",
-                     60)
-        wait_for(lambda: floors[1].stored_events - before == 3 * 10 * 4,
-                 "the second floor's count of all 120", 20)
+            changed.wait_until(lambda j=journal: _stored(store_path, j),
+                               f"{journal.path.stem} again", 60)
+        changed.wait_until(lambda: floors[1].stored_events - before == 3 * 10 * 4,
+                           "the second floor's count of all 120", 20)
         for journal in journals:
             _same_as_journal(store_path, journal)
     finally:
@@ -130,7 +132,8 @@ def test_a_floor_of_the_group_killed_loses_nothing(broker: Mosquitto, tmp_path: 
     try:
         floors["a"] = run.start_shared_floor("a")
         floors["b"] = run.start_shared_floor("b")
-        wait_for(lambda: _count(run.store, "SELECT COUNT(*) FROM meta") > 0, "the store", 20)
+        # Each floor made the store before it connected (what `start_shared_floor` waits for).
+        assert _count(run.store, "SELECT COUNT(*) FROM meta") > 0
         for table in ("bj-1", "bj-2"):
             run.start_table(table, 120)
         wait_progressing(lambda: run.floor_events("bj-1") > 300
@@ -162,6 +165,7 @@ def test_a_floor_of_the_group_killed_loses_nothing(broker: Mosquitto, tmp_path: 
         for name, process in floors.items():
             process.send_signal(signal.SIGTERM)
             assert process.wait(20) == 0
+            run.outputs[f"floor-{name}"].join(10)
             said = (tmp_path / f"floor-{name}.out").read_text().splitlines()[-1]
             assert said.startswith("floor stopped: "), said
             if name == "a":  # stored a part (b's second life may have come after the play)

@@ -18,7 +18,7 @@ import pytest
 from journal import Journal
 from tablectl.mqtt.publisher import Publisher
 from tablectl.mqtt.settings import from_options
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import OutputLines
 from tests.tablectl.mqtt.broker import Mosquitto
 from tests.tablectl.mqtt.helpers import wait_progressing
 
@@ -45,6 +45,7 @@ class Run:
         self.store = folder / "floor.sqlite"
         self.tables: dict[str, subprocess.Popen[bytes]] = {}
         self.floor: subprocess.Popen[bytes] | None = None
+        self.outputs: dict[str, OutputLines] = {}
 
     def journal(self, table: str) -> Path:
         return self.folder / f"{table}.sqlite"
@@ -65,17 +66,18 @@ class Run:
         """A floor process, once it is connected to the broker. Until then a broker
         killed by the test would make it exit (a floor says at once that it cannot
         reach its broker): the next kill waits for it."""
-        out_path = self.folder / f"{name}.out"
-        before = _connected_floors(out_path)
         log = open(self.folder / f"{name}.log", "ab")  # noqa: SIM115 - the process keeps it
-        out = open(out_path, "ab")  # noqa: SIM115
         process = subprocess.Popen(
             [sys.executable, "-m", "tablectl", "floor", "--broker", self.broker.url,
              "--store", str(self.store), "--view", "lines", "--every", "60", *options],
-            stdout=out, stderr=log)
-        wait_for(lambda: _connected_floors(out_path) > before or process.poll() is not None,
-                 f"{name} to connect", 120)
-        assert process.poll() is None, (self.folder / f"{name}.log").read_text()
+            stdout=subprocess.PIPE, stderr=log)
+        assert process.stdout is not None
+        # Read as it comes, and kept in NAME.out (each life of NAME after the last).
+        self.outputs[name] = output = OutputLines(process.stdout,
+                                                  copy_to=self.folder / f"{name}.out")
+        output.wait_until(lambda: output.ended or any(
+            line.startswith("floor on ") for line in output.lines), f"{name} to connect", 120)
+        assert not output.ended, (self.folder / f"{name}.log").read_text()
         return process
 
     def events(self) -> int:
@@ -92,13 +94,6 @@ class Run:
             if process is not None and process.poll() is None:
                 process.kill()
                 process.wait(10)
-
-
-def _connected_floors(out: Path) -> int:
-    """How many floor processes said they run, connected (`floor on URL, ...`)."""
-    if not out.exists():
-        return 0
-    return sum(line.startswith("floor on ") for line in out.read_text().splitlines())
 
 
 def _rows(path: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:

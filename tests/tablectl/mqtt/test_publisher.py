@@ -15,7 +15,7 @@ from tablectl.mqtt.outbox import load_mark, mark_path
 from tablectl.mqtt.publisher import Publisher
 from tablectl.mqtt.seq_key import seq_property
 from tablectl.mqtt.settings import from_options
-from tests.tablectl.helpers import wait_for
+from tests.tablectl.helpers import wait_watched
 from tests.tablectl.mqtt.broker import Mosquitto, free_port
 from tests.tablectl.mqtt.helpers import Watcher, add_rounds, make_journal
 
@@ -47,8 +47,9 @@ def test_every_event_once_in_order_with_rounds_state_and_status(
         assert [r["house"] for r in rounds] == [-10, 20, -30, 0, 5, -40]
         assert rounds[0]["table"] == "bj-7" and rounds[0]["staked"] == 10
         assert watcher.docs("status")[0]["status"] == "online"
-        wait_for(lambda: publisher.mark.events == 24 and publisher.mark.rounds == 6,
-                 "the broker's acknowledgements")
+        wait_watched(publisher.watchers,
+                     lambda: publisher.mark.events == 24 and publisher.mark.rounds == 6,
+                     "the broker's acknowledgements")
     finally:
         publisher.stop()
     assert watcher.docs("status")[-1]["status"] == "offline"
@@ -84,7 +85,8 @@ def test_a_broker_that_is_down_delays_nothing_and_gets_everything_later(
         watcher.wait(lambda: len(watcher.docs("events")) == 20, "the 20 stored events")
         watcher.wait(lambda: len(watcher.docs("rounds")) == 5, "the five rounds")
         assert [e["seq"] for e in watcher.docs("events")] == list(range(1, 21))
-        wait_for(lambda: publisher.mark.events == 20, "the acknowledgements")
+        wait_watched(publisher.watchers,
+                     lambda: publisher.mark.events == 20, "the acknowledgements")
         watcher.close()
     finally:
         publisher.stop()
@@ -96,7 +98,8 @@ def test_a_restarted_publisher_goes_on_from_its_mark(broker: Mosquitto, tmp_path
     journal = make_journal(tmp_path / "j.sqlite", 2)
     first = Publisher(from_options(broker.url, "bj-1"), journal.path)
     first.start()
-    wait_for(lambda: first.mark.events == 8 and first.mark.rounds == 2, "the first eight")
+    wait_watched(first.watchers,
+                 lambda: first.mark.events == 8 and first.mark.rounds == 2, "the first eight")
     first.stop()
     add_rounds(journal, 1, first=3)
     watcher = Watcher(broker.port)
@@ -118,7 +121,8 @@ def test_a_resend_request_publishes_that_range_again(broker: Mosquitto, tmp_path
     publisher = Publisher(from_options(broker.url, "bj-2"), journal.path)
     publisher.start()
     try:
-        wait_for(lambda: publisher.mark.events == 12, "the first publication")
+        wait_watched(publisher.watchers,
+                     lambda: publisher.mark.events == 12, "the first publication")
         watcher = Watcher(broker.port, "tablectl/v1/bj-2/events")
         from tests.tablectl.mqtt.helpers import send
 
@@ -160,8 +164,9 @@ def test_a_large_resend_goes_out_within_the_window(broker: Mosquitto, tmp_path: 
     publisher._send = counted  # type: ignore[method-assign]
     publisher.start()
     try:
-        wait_for(lambda: publisher.mark.events == 300 and publisher.mark.rounds == 75,
-                 "the first publication", 30)
+        wait_watched(publisher.watchers,
+                     lambda: publisher.mark.events == 300 and publisher.mark.rounds == 75,
+                     "the first publication", 30)
         assert publisher.client is not None
         assert publisher.client._max_inflight_messages == 0  # the window is the limit
         watcher = Watcher(broker.port, "tablectl/v1/bj-3/+")
@@ -194,12 +199,13 @@ def test_a_second_table_with_the_same_id_publishes_nothing(
     second_journal = make_journal(tmp_path / "second.sqlite", 2)
     first = Publisher(from_options(broker.url, "bj-9"), first_journal.path)
     first.start()
-    wait_for(lambda: first.mark.events == 4, "the first table's events")
+    wait_watched(first.watchers, lambda: first.mark.events == 4, "the first table's events")
     watcher = Watcher(broker.port)
     second = Publisher(from_options(broker.url, "bj-9"), second_journal.path)
     second.start()
     try:
-        wait_for(lambda: second.error is not None, "the second table's refusal")
+        wait_watched(second.watchers,
+                     lambda: second.error is not None, "the second table's refusal")
         error = second.error or ""
         assert "is online" in error and "own --table id" in error
         add_rounds(first_journal, 1, first=2)
@@ -250,7 +256,7 @@ def test_a_lost_mark_gives_the_same_origin_and_an_empty_journal_waits(
         add_rounds(journal, 1)
         publisher.wake()
         watcher.wait(lambda: len(watcher.docs("events")) == 4, "the first round's events")
-        wait_for(lambda: publisher.mark.events == 4, "the acknowledgements")
+        wait_watched(publisher.watchers, lambda: publisher.mark.events == 4, "the acknowledgements")
     finally:
         publisher.stop()
     origin = publisher.origin
