@@ -128,7 +128,7 @@ class ShadowShoeCards:
                 if left <= 0:
                     raise DealerError(f"{what}: the shoe did not let it out within "
                                       f"{self.patience_s:g} s")
-                self._made.wait(min(left, 0.05))
+                self._made.wait(left)  # woken by each frame the shoe makes, and the stop
 
 
 class ShadowLink:
