@@ -64,18 +64,6 @@ def parse_ref(ref: str | None) -> FrameRef | None:
     return FrameRef(int(epoch), int(seq), int(uptime) if uptime else None)
 
 
-@dataclass(frozen=True)
-class ReaderSettings:
-    """What every card reader is opened with: its port, and where the journal says
-    the reader resumes (a reader without sequence numbers ignores the last two)."""
-
-    port: str
-    baudrate: int = 115_200
-    backoff: Backoff | None = None
-    resume_after: int | None = None
-    known_uptime_ms: int | None = None
-
-
 class _Stats(Protocol):
     def as_dict(self) -> Mapping[str, Any]: ...
 
@@ -89,8 +77,10 @@ class ShoeReader(Protocol):
     def stop(self, timeout_s: float = 2.0) -> None: ...
 
 
-# Opens a reader for the feed, delivering to the feed's own handler for it.
-ReaderOpener = Callable[["ShoeFeed", ReaderSettings], ShoeReader]
+# Opens a reader for the feed, delivering to the feed's own handler for it; the
+# settings say where the reader is and where the journal says it resumes (a reader
+# without sequence numbers ignores the latter).
+ReaderOpener = Callable[["ShoeFeed", ShoeLinkSettings], ShoeReader]
 
 # `[shoe] driver` -> how its reader is opened. A new reader (an RFID shoe, say)
 # registers here with `register_reader` and is then a valid `driver` in the config.
@@ -137,7 +127,7 @@ class ShoeFeed:
         if opener is None:
             raise ValueError(f"unknown shoe driver {driver!r}: one of {', '.join(SHOE_READERS)}")
         self.reader = opener(
-            self, ReaderSettings(port, baudrate, backoff, self._last_seq, known_uptime))
+            self, ShoeLinkSettings(port, baudrate, backoff, self._last_seq, known_uptime))
 
     def start(self) -> None:
         if self.link is not None:
@@ -167,14 +157,11 @@ class ShoeFeed:
     def stats(self) -> dict[str, Any]:
         return dict(self.reader.stats.as_dict())
 
-    def _open_link(self, settings: ReaderSettings) -> ShoeReader:
-        self.link = self.open_shoe_link(
-            ShoeLinkSettings(settings.port, settings.baudrate, settings.backoff,
-                             settings.resume_after, settings.known_uptime_ms),
-            self._on_shoelink)
+    def _open_link(self, settings: ShoeLinkSettings) -> ShoeReader:
+        self.link = self.open_shoe_link(settings, self._on_shoelink)
         return self.link
 
-    def _open_scanner(self, settings: ReaderSettings) -> ShoeReader:
+    def _open_scanner(self, settings: ShoeLinkSettings) -> ShoeReader:
         return TextScannerReader(settings.port, self._on_scanner, baudrate=settings.baudrate,
                                  backoff=settings.backoff)
 

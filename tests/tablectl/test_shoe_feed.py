@@ -15,8 +15,9 @@ from journal import Journal
 from table.machine import Table
 from table.profiles import load_profile
 from tablectl.config import ConfigError, load_config
+from tablectl.devices import ShoeLinkSettings
 from tablectl.service import TableService
-from tablectl.shoe_feed import SHOE_READERS, ReaderSettings, ShoeFeed, register_reader
+from tablectl.shoe_feed import SHOE_READERS, ShoeFeed, register_reader
 
 
 @pytest.fixture
@@ -29,7 +30,7 @@ def service(tmp_path: Path) -> Iterator[TableService]:
 class FakeReader:
     """A reader of a kind the feed has never heard of (an RFID shoe, say)."""
 
-    def __init__(self, settings: ReaderSettings) -> None:
+    def __init__(self, settings: ShoeLinkSettings) -> None:
         self.settings = settings
         self.started = False
 
@@ -63,7 +64,7 @@ def test_a_registered_reader_is_opened_by_its_name_and_the_config_knows_it(
         service: TableService, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     opened: list[FakeReader] = []
 
-    def open_rfid(feed: ShoeFeed, settings: ReaderSettings) -> FakeReader:
+    def open_rfid(feed: ShoeFeed, settings: ShoeLinkSettings) -> FakeReader:
         opened.append(FakeReader(settings))
         return opened[-1]
 
