@@ -39,27 +39,42 @@ class Watchers:
     def wait_until(self, condition: Callable[[], object], timeout_s: float) -> bool:
         """Block until `condition` holds, looked at again at each change; False once
         `timeout_s` passed without it."""
-        changed = threading.Condition()
-        seen = [0]
-
-        def wake() -> None:
-            with changed:
-                seen[0] += 1
-                changed.notify_all()
-
-        self.add(wake)
+        wakeup = Wakeup()
+        self.add(wakeup.notify)
         try:
-            deadline = time.monotonic() + timeout_s
-            while True:
-                with changed:
-                    before = seen[0]
-                if condition():
-                    return True
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                with changed:
-                    if seen[0] == before:
-                        changed.wait(left)
+            return wakeup.wait(condition, timeout_s)
         finally:
-            self.remove(wake)
+            self.remove(wakeup.notify)
+
+
+class Wakeup:
+    """A waiter's wake-up call: `notify` (from any thread, as a callback) wakes whoever
+    `wait`s for a condition to look at it again.
+
+    The condition is looked at outside the wake-up's lock: a callback may notify
+    while it holds a lock of its own that the condition takes too; a notification
+    that comes while it is looked at is not lost."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._notified = 0
+
+    def notify(self, *_: object) -> None:
+        with self._changed:
+            self._notified += 1
+            self._changed.notify_all()
+
+    def wait(self, condition: Callable[[], object], timeout_s: float) -> bool:
+        """True once `condition` holds; False after `timeout_s` without it."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            with self._changed:
+                seen = self._notified
+            if condition():
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            with self._changed:
+                if self._notified == seen:
+                    self._changed.wait(left)

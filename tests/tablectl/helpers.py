@@ -14,24 +14,12 @@ from typing import IO
 
 import pytest
 
-from tablectl.watchers import Watchers
+from tablectl.watchers import Wakeup, Watchers
 
 
-class Signal:
+class Signal(Wakeup):
     """Woken by a device's or a component's callback (`signal.notify` as the callback,
-    or called from one); a test waits on it for a condition, with a timeout.
-
-    The condition is looked at outside the signal's lock: a callback may notify
-    while it holds a lock of its own that the condition takes too."""
-
-    def __init__(self) -> None:
-        self._changed = threading.Condition()
-        self._notified = 0
-
-    def notify(self, *_: object) -> None:
-        with self._changed:
-            self._notified += 1
-            self._changed.notify_all()
+    or called from one); a test waits on it for a condition, with a timeout."""
 
     def wait_until(self, condition: Callable[[], object], what: str,
                    timeout_s: float = 10.0) -> None:
@@ -39,22 +27,6 @@ class Signal:
         notified; fail naming `what` after `timeout_s`."""
         if not self.wait(condition, timeout_s):
             pytest.fail(f"timed out waiting for {what}")
-
-    def wait(self, condition: Callable[[], object], timeout_s: float) -> bool:
-        """`wait_until` that says False after `timeout_s` instead of failing (on a
-        thread of the test's own, or where the test fails with more to say)."""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            with self._changed:
-                seen = self._notified
-            if condition():
-                return True
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            with self._changed:
-                if self._notified == seen:
-                    self._changed.wait(left)
 
 
 def wait_watched(watchers: Watchers, condition: Callable[[], object], what: str,
