@@ -17,7 +17,7 @@ import queue
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from journal import Journal, JournalError
 from table.events import ScenarioError, parse_event
@@ -29,6 +29,7 @@ from tablectl.submission import (
     NOTHING_TO_STORE,
     Answer,
     Derive,
+    JournalFaultRetry,
     Receipt,
     Reply,
     ServiceStatus,
@@ -55,11 +56,6 @@ AnsweredHook = Callable[[], None]
 RecoveryHook = Callable[[Callable[[], None]], None]
 
 
-class JournalFaultRetry(Protocol):
-    def poll(self) -> None:
-        """On the loop thread, while the journal is faulted."""
-
-
 class TableService:
     """Applies, journals and answers; call `run` on the loop thread."""
 
@@ -84,8 +80,7 @@ class TableService:
         self._answered_hooks: list[AnsweredHook] = []
         self._rounds = RoundRecorder(journal)
         self.journal_fault: str | None = None
-        # Resumes the table once the journal can store again (`tablectl.journal_retry`,
-        # attached by the daemon); None: the table stays halted after a journal fault.
+        # Resumes after a journal fault (the daemon's); None: the table stays halted.
         self.retry: JournalFaultRetry | None = None
         self.recovery_hooks: list[RecoveryHook] = []
         self.events_applied = 0

@@ -1,4 +1,5 @@
-"""What goes into the table service and what comes back out.
+"""What goes into the table service and what comes back out, and what it is
+given to resume after a journal fault.
 
 Every input (a shoe frame, a button, a terminal's API call, the camera, the
 simulated dealer) is a `Submission`; its submitter hears a `Receipt` once the
@@ -11,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from table.machine import Table
 from table.views import Due, TableView
@@ -102,3 +103,10 @@ class ServiceStatus:
     shoe_online: bool = True
     shoe_note: str = ""
     notes: list[str] = field(default_factory=list)
+
+
+class JournalFaultRetry(Protocol):
+    """Resumes the table once the journal stores again (`tablectl.journal_retry`)."""
+
+    def poll(self) -> None:
+        """On the loop thread, while the journal is faulted."""
