@@ -5,7 +5,6 @@ test says otherwise; authentication itself is in test_api_auth.py."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import threading
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from table.profiles import load_profile
 from tablectl.api import ApiServer
 from tablectl.links import HttpTableLink
 from tablectl.service import TableService
+from tests.tablectl.http_calls import call
 
 
 @dataclass
@@ -32,14 +32,8 @@ class Api:
 
     def request(self, method: str, path: str, body: bytes | None = None,
                 headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
-        host, port = self.server.address
-        conn = http.client.HTTPConnection(host, port, timeout=15)
-        try:
-            conn.request(method, path, body=body, headers=headers or {})
-            response = conn.getresponse()
-            return response.status, json.loads(response.read())
-        finally:
-            conn.close()
+        answer = call(self.server.address, method, path, body, headers)
+        return answer.status, answer.body
 
     def post(self, event: Any, ref: str | None = None) -> tuple[int, dict[str, Any]]:
         body: dict[str, Any] = {"event": event}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import http.client
 import json
 import logging
 import threading
@@ -20,6 +19,7 @@ from tablectl.api import ApiServer
 from tablectl.auth import Authenticator, UsersFile
 from tablectl.cli import main
 from tablectl.service import TableService
+from tests.tablectl.http_calls import call
 
 PIT_PASSWORD = "green felt 7"
 DEALER_PASSWORD = "shuffle up 9"
@@ -35,15 +35,8 @@ class Rig:
 
     def request(self, method: str, path: str, body: Any = None,
                 headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any], Any]:
-        host, port = self.server.address
-        conn = http.client.HTTPConnection(host, port, timeout=15)
-        data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
-        try:
-            conn.request(method, path, body=data, headers=headers or {})
-            response = conn.getresponse()
-            return response.status, json.loads(response.read()), response.headers
-        finally:
-            conn.close()
+        answer = call(self.server.address, method, path, body, headers)
+        return answer.status, answer.body, answer.headers
 
     def login(self, user: str, password: str) -> tuple[int, dict[str, Any], str | None]:
         status, answer, headers = self.request("POST", "/login",

@@ -9,8 +9,6 @@ to keep screenshots of the display (docs/display-*.png were made so).
 
 from __future__ import annotations
 
-import http.client
-import json
 import os
 import shutil
 import tempfile
@@ -27,7 +25,6 @@ from selenium.common.exceptions import (
 )
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 from journal import Journal
 from table.machine import Table
@@ -35,6 +32,8 @@ from table.profiles import load_profile
 from tablectl.api import ApiServer
 from tablectl.auth import Authenticator, UsersFile
 from tablectl.service import TableService
+from tests.tablectl.browser_wait import wait_in_page
+from tests.tablectl.http_calls import bearer, call
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
@@ -65,19 +64,12 @@ class Table_:
         self.sent = 0
 
     def send(self, event: dict[str, Any], token: str | None = None) -> dict[str, Any]:
-        host, port = self.server.address
-        conn = http.client.HTTPConnection(host, port, timeout=15)
         self.sent += 1
-        try:
-            conn.request("POST", "/events", json.dumps({"event": event,
-                                                        "id": f"t:{self.sent}"}).encode(),
-                         {"Authorization": f"Bearer {token or self.terminal}"})
-            response = conn.getresponse()
-            answer: dict[str, Any] = json.loads(response.read())
-        finally:
-            conn.close()
-        assert response.status == 200 and answer["accepted"], (event, answer)
-        return answer
+        answer = call(self.server.address, "POST", "/events",
+                      {"event": event, "id": f"t:{self.sent}"}, bearer(token or self.terminal))
+        assert answer.status == 200 and answer.body["accepted"], (event, answer)
+        body: dict[str, Any] = answer.body
+        return body
 
     def close(self) -> None:
         self.server.stop()
@@ -113,7 +105,8 @@ def browser() -> Iterator[Any]:
 
 
 def _wait(driver: Any, condition: Any, what: str) -> Any:
-    return WebDriverWait(driver, WAIT_S, poll_frequency=0.05).until(condition, message=what)
+    """Woken by the page's own changes (`browser_wait`)."""
+    return wait_in_page(driver, condition, what, WAIT_S)
 
 
 def _text(driver: Any, element_id: str) -> str:
