@@ -42,10 +42,12 @@ class OutputLines:
     read of the pipe): the lines so far, and `changed` woken by each line and by the
     end of the output (the process gone). `copy_to` keeps a copy in a file."""
 
-    def __init__(self, stream: IO[str] | IO[bytes], copy_to: Path | None = None) -> None:
+    def __init__(self, stream: IO[str] | IO[bytes], copy_to: Path | None = None,
+                 changed: Signal | None = None) -> None:
+        """`changed`: a signal to wake (shared with other outputs); a new one by default."""
         self.lines: list[str] = []
         self.ended = False
-        self.changed = Signal()
+        self.changed = changed if changed is not None else Signal()
         self._copy = copy_to
         self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
         self._thread.start()

@@ -35,15 +35,16 @@ def add_rounds(journal: Journal, rounds: int, *, first: int = 1, nets: list[int]
 
 def wait_progressing(condition: Callable[[], object], progress: Callable[[], object],
                      what: str, stall_s: float = 60.0, limit_s: float = 900.0,
-                     every_s: float = 0.05) -> None:
+                     woken_by: Signal | None = None, every_s: float = 0.05) -> None:
     """Wait until `condition` holds, for as long as `progress()` keeps changing: fail
     once it stood still for `stall_s` (stuck), or after `limit_s` in all. A loaded
     machine only makes the wait longer; a stall fails it as soon as it is one.
 
-    For row counts in other processes' SQLite files (the simulated tables' journals,
-    the floor processes' store): nothing reports them to this process, so they are
-    looked at again each time the clock says `every_s` went by (a condition variable
-    that only its timeout wakes)."""
+    `woken_by`: a signal that what is waited for notifies (a table process's output
+    line by line, its end). Without one the state is a row count in another
+    process's SQLite file (the floor processes' store), which nothing reports to
+    this process: it is looked at again each time the clock says `every_s` went by
+    (a condition variable that only its timeout wakes)."""
     clock = threading.Condition()
     started = moved = time.monotonic()
     last = progress()
@@ -56,8 +57,12 @@ def wait_progressing(condition: Callable[[], object], progress: Callable[[], obj
             pytest.fail(f"{what}: no progress for {stall_s:.0f} s (stuck at {last!r})")
         if now - started > limit_s:
             pytest.fail(f"{what}: not within {limit_s:.0f} s (at {last!r})")
-        with clock:
-            clock.wait(every_s)
+        if woken_by is not None:
+            # Woken by the next change; the timeout only brings the stall check round.
+            woken_by.wait(condition, stall_s)
+        else:
+            with clock:
+                clock.wait(every_s)
 
 
 def make_journal(path: Path, rounds: int, **options: Any) -> Journal:

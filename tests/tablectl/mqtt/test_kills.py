@@ -18,7 +18,7 @@ import pytest
 from journal import Journal
 from tablectl.mqtt.publisher import Publisher
 from tablectl.mqtt.settings import from_options
-from tests.tablectl.helpers import OutputLines
+from tests.tablectl.helpers import OutputLines, Signal
 from tests.tablectl.mqtt.broker import Mosquitto
 from tests.tablectl.mqtt.helpers import wait_progressing
 
@@ -46,6 +46,8 @@ class Run:
         self.tables: dict[str, subprocess.Popen[bytes]] = {}
         self.floor: subprocess.Popen[bytes] | None = None
         self.outputs: dict[str, OutputLines] = {}
+        # Woken by each round a table process prints, and by its end.
+        self.played = Signal()
 
     def journal(self, table: str) -> Path:
         return self.folder / f"{table}.sqlite"
@@ -57,7 +59,19 @@ class Run:
              "--journal", str(self.journal(table)), "--seed", table[-1], "--view", "rounds",
              "--api-port", "off", "--faults", "none", "--pace", "0.01",
              "--mqtt", self.broker.url, "--table", table],
-            stdout=subprocess.DEVNULL, stderr=log)
+            stdout=subprocess.PIPE, stderr=log)
+        assert self.tables[table].stdout is not None
+        self.outputs[table] = OutputLines(self.tables[table].stdout, changed=self.played)
+
+    def table_ended(self, table: str) -> bool:
+        """The table's output ended: it has stopped (or is stopping) by itself."""
+        return self.outputs[table].ended
+
+    def wait_table(self, table: str) -> int:
+        """The table process's status once it ended, as long as it plays on."""
+        wait_progressing(lambda: self.table_ended(table), self.events,
+                         f"{table} to finish its rounds", woken_by=self.played)
+        return self.tables[table].wait(30)
 
     def start_floor(self) -> None:
         self.floor = self.floor_process("floor", [])
@@ -113,8 +127,8 @@ def test_kills_lose_nothing_and_store_nothing_twice(broker: Mosquitto, tmp_path:
         mark = 0
         for step in range(6):
             wait_progressing(lambda m=mark: run.events() >= m + 600
-                             or all(p.poll() is not None for p in run.tables.values()),
-                             run.events, "the tables to play on")
+                             or all(run.table_ended(t) for t in run.tables),
+                             run.events, "the tables to play on", woken_by=run.played)
             mark = run.events()
             broker.kill()  # SIGKILL: what it held for the floor is gone
             broker.start()
@@ -127,10 +141,8 @@ def test_kills_lose_nothing_and_store_nothing_twice(broker: Mosquitto, tmp_path:
                 run.floor.send_signal(signal.SIGKILL)
                 run.floor.wait(10)
                 run.start_floor()
-        for table, process in run.tables.items():
-            wait_progressing(lambda p=process: p.poll() is not None, run.events,
-                             f"{table} to finish its rounds")
-            assert process.returncode == 0, (tmp_path / f"{table}.log").read_text()
+        for table in run.tables:
+            assert run.wait_table(table) == 0, (tmp_path / f"{table}.log").read_text()
         # What a table had not got acknowledged when it stopped goes out at its next
         # start: here a publisher alone on each journal.
         journals = [Journal(run.journal(t)) for t in TABLES]
