@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tablectl.watchers import Watchers
+from tablectl.watchers import Wakeup
 
 if TYPE_CHECKING:
     from hwsim.camera.felt import Felt
@@ -64,7 +64,7 @@ class FeltWatch:
         self._lay = lay
         self.expected_events = 0  # tracker events the felt's changes must produce
         self._idle_now = False
-        self._idle = Watchers()
+        self._idle = Wakeup()  # notified after each batch the table's loop applied
         service.on_change(self._table_changed)
 
     def cards_on_felt(self) -> int:
@@ -105,7 +105,7 @@ class FeltWatch:
                 raise RuntimeError(f"{where}: the camera stopped reading frames")
         # Judged on the loop thread: first by a question put behind the camera's events,
         # then after each batch the loop applies, until it holds.
-        if not self.service.ask(self._look_idle) and not self._idle.wait_until(
+        if not self.service.ask(self._look_idle) and not self._idle.wait(
                 lambda: self._idle_now, max(0.0, deadline - time.monotonic())):
             raise RuntimeError(f"{where}: the camera's fusion still waits for a "
                                f"card after {CAMERA_TIMEOUT_S} s")
@@ -117,7 +117,7 @@ class FeltWatch:
 
     def _table_changed(self, service: TableService) -> None:
         self._look_idle(service.table)
-        self._idle()
+        self._idle.notify()
 
     def stats(self) -> dict[str, Any]:
         feed = self.feed.stats()
