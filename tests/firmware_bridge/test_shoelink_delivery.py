@@ -4,95 +4,39 @@ exactly once, in order, none invented, whatever the line does.
 The heavy cases deal 10,000 cards each with short resend and heartbeat
 timings; together they take well under a minute.
 """
-
 from __future__ import annotations
 
 import queue
-import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 
 import pytest
-import serial
-from hwsim.shoe import LineFaults, SentRecord, ShoeTiming, VirtualShoe, shuffled_shoe
-from hwsim.shoe.cards import repeat_to
-from serial import rfc2217
+from hwsim.shoe import LineFaults, SentRecord, VirtualShoe, shuffled_shoe
 
-from firmware_bridge.serial_port import Backoff
 from firmware_bridge.shoelink import (
-    RELIABLE_EVENTS,
     LinkState,
-    LinkTiming,
     ReliableEvent,
     ShoeCard,
     ShoeEvent,
     ShoeHello,
     ShoeLinkReader,
     ShoeStatus,
-    ShoeUnreadable,
+)
+from tests.firmware_bridge.shoelink_rig import (
+    BACKOFF,
+    HOST_TIMING,
+    SHOE_TIMING,
+    TEN_THOUSAND,
+    Store,
+    as_record,
+    rig_in,
 )
 from tests.tablectl.helpers import Signal
-
-SHOE_TIMING = ShoeTiming(resend_interval_s=0.01, heartbeat_interval_s=0.04)
-HOST_TIMING = LinkTiming(offline_after_s=0.12, hello_interval_s=0.04)
-BACKOFF = Backoff(initial_s=0.01, max_s=0.04)
-TEN_THOUSAND = repeat_to(shuffled_shoe(8, seed=2024), 10_000)
-
-
-@dataclass
-class Store:
-    """A consumer that stores each event, then acknowledges it, and notes every
-    ACK the shoe receives for something not yet stored."""
-
-    reader: ShoeLinkReader | None = None
-    events: list[ShoeEvent] = field(default_factory=list)
-    stored_seqs: set[int] = field(default_factory=set)
-    premature_acks: list[int] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    # Notified with each event stored.
-    stored: Signal = field(default_factory=Signal)
-
-    def __call__(self, event: ShoeEvent) -> None:
-        with self.lock:
-            self.events.append(event)
-            if isinstance(event, RELIABLE_EVENTS):
-                self.stored_seqs.add(event.seq)
-        if isinstance(event, RELIABLE_EVENTS):
-            assert self.reader is not None
-            self.reader.ack(event.seq)
-        self.stored.notify()
-
-    def shoe_got_ack(self, seq: int) -> None:
-        with self.lock:
-            if seq not in self.stored_seqs:
-                self.premature_acks.append(seq)
-
-    def reliable(self) -> list[ReliableEvent]:
-        with self.lock:
-            return [e for e in self.events if isinstance(e, RELIABLE_EVENTS)]
-
-
-def as_record(event: ShoeEvent) -> SentRecord:
-    if isinstance(event, ShoeCard):
-        return SentRecord(event.seq, "card", event.index, card=event.code,
-                          low_confidence=event.low_confidence)
-    if isinstance(event, ShoeUnreadable):
-        return SentRecord(event.seq, "unreadable", event.index)
-    assert isinstance(event, ShoeStatus)
-    return SentRecord(event.seq, "shoe", event=event.event)
 
 
 @pytest.fixture
 def rig() -> Iterator[tuple[list[VirtualShoe], list[ShoeLinkReader]]]:
-    shoes: list[VirtualShoe] = []
-    readers: list[ShoeLinkReader] = []
-    yield shoes, readers
-    for reader in readers:
-        reader.stop()
-    for shoe in shoes:
-        shoe.stop()
+    yield from rig_in()
 
 
 def run_deal(
@@ -295,115 +239,3 @@ def test_without_acknowledgement_the_gate_stops_and_nothing_is_delivered_twice(
     assert [e.seq for e in events] == list(range(1, 65))  # the shoe's 64-frame buffer
     assert shoe.pending_count == 64 and shoe.cards_left == 104 - 63
     assert shoe.ack_log == []
-
-
-class PtySerial(serial.Serial):
-    """A pty has no modem lines: report them as a plugged-in device would."""
-
-    @property
-    def cts(self) -> bool:
-        return True
-
-    @property
-    def dsr(self) -> bool:
-        return True
-
-    @property
-    def ri(self) -> bool:
-        return False
-
-    @property
-    def cd(self) -> bool:
-        return True
-
-    def _update_dtr_state(self) -> None:
-        pass
-
-    def _update_rts_state(self) -> None:
-        pass
-
-
-class Rfc2217Bridge:
-    """An RFC 2217 server in front of the virtual shoe's pty, as ser2net's
-    `telnet(rfc2217)` accepter or pyserial's rfc2217_server would be."""
-
-    def __init__(self, device_path: str) -> None:
-        self.device_path = device_path
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.url = f"rfc2217://127.0.0.1:{self.server.getsockname()[1]}"
-        self.stop = threading.Event()
-        self.baudrates: list[int] = []
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        connection, _ = self.server.accept()
-        port = PtySerial(self.device_path, timeout=0.02)
-        lock = threading.Lock()
-
-        class Network:
-            def write(self, data: bytes) -> None:
-                with lock:
-                    connection.sendall(data)
-
-        manager = rfc2217.PortManager(port, Network())
-
-        def shoe_to_network() -> None:
-            while not self.stop.is_set():
-                data = port.read(port.in_waiting or 1)
-                if data:
-                    try:
-                        Network().write(b"".join(manager.escape(data)))
-                    except OSError:
-                        return  # the client has gone
-
-        pump = threading.Thread(target=shoe_to_network, daemon=True)
-        pump.start()
-        connection.settimeout(0.05)
-        try:
-            while not self.stop.is_set():
-                try:
-                    data = connection.recv(1024)
-                except TimeoutError:
-                    continue
-                if not data:
-                    break
-                port.write(b"".join(manager.filter(data)))
-                self.baudrates.append(port.baudrate)
-        finally:
-            self.stop.set()
-            pump.join(1.0)
-            port.close()
-            connection.close()
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join(2.0)
-        self.server.close()
-
-
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # pyserial's own rfc2217 thread
-def test_a_shoe_behind_an_rfc2217_server_delivers_every_card(
-    rig: tuple[list[VirtualShoe], list[ShoeLinkReader]],
-) -> None:
-    cards = shuffled_shoe(1, seed=12)
-    shoe = VirtualShoe(cards, timing=SHOE_TIMING, seed=2, wait_for_host=True)
-    rig[0].append(shoe)
-    shoe.start()
-    bridge = Rfc2217Bridge(shoe.path)
-    try:
-        store = Store()
-        shoe.on_ack = store.shoe_got_ack
-        reader = ShoeLinkReader(bridge.url, store, resume_after=0, timing=HOST_TIMING,
-                                backoff=BACKOFF, baudrate=57_600)
-        store.reader = reader
-        rig[1].append(reader)
-        reader.start()
-        assert shoe.wait_drained(10.0), f"not drained: {reader.stats} {shoe.counters}"
-        delivered = store.reliable()
-        assert [c.code for c in delivered if isinstance(c, ShoeCard)] == cards
-        assert [e.seq for e in delivered] == list(range(1, len(cards) + 3))
-        assert store.premature_acks == []
-        assert 57_600 in bridge.baudrates  # the baud rate travelled to the far side
-    finally:
-        bridge.close()
