@@ -17,8 +17,8 @@ import pytest
 
 from journal import JournalError, JournalReader
 from tablectl.sim import SimOptions, SimulatedTable, run_simulation
+from tests.tablectl.daemon_bench import DELIVERED_S, Bench, Running, bet
 from tests.tablectl.helpers import Signal
-from tests.tablectl.test_daemon import DELIVERED_S, Bench, Running, bet
 
 RESUMES_WITHIN_S = 10.0
 
