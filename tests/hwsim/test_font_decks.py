@@ -11,13 +11,15 @@ from types import ModuleType
 import cv2
 import numpy as np
 import pytest
-from hwsim.camera import font_catalogue
+from hwsim.camera import artwork, dataset, font_catalogue
 from hwsim.camera.artwork import ArtworkDeck, artwork_card, deck_index_boxes
 from hwsim.camera.cards import card_height
 from hwsim.camera.deck_corpus import deck_names, load_manifest
+from hwsim.camera.faces import design_named
 from hwsim.camera.font_catalogue import FACES, font_licence
 from hwsim.camera.font_deck_style import plan
 from hwsim.camera.font_decks import deck_fonts, drawn_index_boxes, missing_fonts
+from hwsim.camera.render import SceneSpec, render_scene
 
 from foundation.cards import ALL_CARDS
 
@@ -193,3 +195,35 @@ def test_the_list_names_each_deck_with_its_font(capsys: pytest.CaptureFixture[st
     assert _tool().main(["--list", "--count", "3"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == [d.name for d in plan(SEED, 3)]
+
+
+def test_the_font_group_names_the_decks_drawn(font_corpus: tuple[Path, list[str]],
+                                               tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    out, decks = font_corpus
+    monkeypatch.setenv(artwork.FONT_DECKS_ENV, str(out))
+    resolved = dataset.resolve_designs(["font"])
+    assert [d.name for d in resolved] == sorted(decks)
+    assert all(isinstance(d, ArtworkDeck) and d.folder == out / d.name for d in resolved)
+    assert design_named(decks[0]) == ArtworkDeck(decks[0], out / decks[0])
+    monkeypatch.setenv(artwork.FONT_DECKS_ENV, str(tmp_path / "none"))
+    with pytest.raises(ValueError, match="no font decks in .*render_font_decks.py"):
+        dataset.resolve_designs(["font"])
+    with pytest.raises(ValueError, match="render_font_decks.py --out"):
+        design_named(decks[0])
+
+
+def test_a_scene_of_a_font_deck_puts_truth_on_index_ink(font_corpus: tuple[Path, list[str]]
+                                                        ) -> None:
+    out, decks = font_corpus
+    deck = ArtworkDeck.named(decks[0], corpus=out)
+    spec = SceneSpec(boxes={"box1": ["TS", "4H"], "box2": ["KD", "QC", "JS"]}, dealer=["QH"],
+                     card_width=120, felt_print=False)
+    scene = render_scene(spec, deck, seed=5)
+    points = [p for t in scene.truth for p in t.index_points]
+    assert len(points) >= 6
+    grey = scene.image.min(axis=2)
+    for x, y in points:
+        window = grey[int(y) - 8:int(y) + 9, int(x) - 8:int(x) + 9]
+        assert (window < 120).mean() > 0.05, (x, y)  # index ink under the point
+        assert (window > 180).mean() > 0.2, (x, y)  # on card stock
