@@ -227,3 +227,14 @@ def test_a_scene_of_a_font_deck_puts_truth_on_index_ink(font_corpus: tuple[Path,
         window = grey[int(y) - 8:int(y) + 9, int(x) - 8:int(x) + 9]
         assert (window < 120).mean() > 0.05, (x, y)  # index ink under the point
         assert (window > 180).mean() > 0.2, (x, y)  # on card stock
+
+
+def test_the_docs_name_every_font_package_with_its_licence() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "vision.md").read_text()
+    section = text.split("## Font-drawn training decks")[1].split("\n## ")[0]
+    rows = dict(line.strip("| ").split(" | ") for line in section.splitlines()
+                if line.startswith("| fonts-"))
+    assert sorted(rows) == sorted(font_catalogue.PACKAGES)
+    for face in (*FACES, *(s.face for s in font_catalogue.SUIT_FACES)):
+        if face.installed:
+            assert rows[face.package] == font_licence(face.package, face.path), face.package
