@@ -238,3 +238,12 @@ def test_the_docs_name_every_font_package_with_its_licence() -> None:
     for face in (*FACES, *(s.face for s in font_catalogue.SUIT_FACES)):
         if face.installed:
             assert rows[face.package] == font_licence(face.package, face.path), face.package
+
+
+def test_drawing_one_more_deck_keeps_the_others_in_the_manifest(
+        font_corpus: tuple[Path, list[str]], tmp_path: Path) -> None:
+    _, decks = font_corpus
+    for name in decks:
+        assert _tool().main(["--no-install", "--out", str(tmp_path), "--height", str(HEIGHT),
+                             "--seed", str(SEED), "--count", str(COUNT), "--decks", name]) == 0
+    assert deck_names(tmp_path) == sorted(decks)

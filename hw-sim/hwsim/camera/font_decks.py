@@ -151,13 +151,16 @@ def render_font_decks(out: Path | str, seed: int = DEFAULT_SEED, count: int = DE
                       log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Draw the planned decks (all, or `names`) whose fonts are installed; write the manifest.
 
-    Decks whose fonts are missing are listed under "left_out" with the package to install.
+    The manifest lists every deck of the plan drawn in `out` at this height (by this run
+    or an earlier one); decks whose fonts are missing are listed under "left_out" with
+    the package to install.
     """
     if height < MIN_HEIGHT:
         raise ValueError(f"--height must be at least {MIN_HEIGHT} px, not {height}")
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
-    chosen = select(plan(seed, count), names)
+    planned = plan(seed, count)
+    chosen = select(planned, names)
     decks: dict[str, Any] = {}
     left_out: dict[str, str] = {}
     for style in chosen:
@@ -173,6 +176,12 @@ def render_font_decks(out: Path | str, seed: int = DEFAULT_SEED, count: int = DE
                 log(f"{style.name}: {entry['cards']} cards, aspect {entry['aspect']}, "
                     f"{entry['source_file']}")
         decks[style.name] = entry
+    for style in planned:  # decks of the plan drawn by an earlier run stay in the manifest
+        if style.name not in decks:
+            earlier = rendered_entry(root, style, height)
+            if earlier is not None:
+                decks[style.name] = earlier
+    decks = dict(sorted(decks.items()))
     packages = sorted({f["package"] for e in decks.values() for f in e["fonts"]})
     doc = {"format": FORMAT, "card_height": height, "generator": GENERATOR, "group": GROUP,
            "seed": seed, "count": count, "renderer": _renderer(),
