@@ -247,3 +247,13 @@ def test_drawing_one_more_deck_keeps_the_others_in_the_manifest(
         assert _tool().main(["--no-install", "--out", str(tmp_path), "--height", str(HEIGHT),
                              "--seed", str(SEED), "--count", str(COUNT), "--decks", name]) == 0
     assert deck_names(tmp_path) == sorted(decks)
+
+
+def test_index_ink_is_of_a_colour_the_candidate_finder_takes_for_print() -> None:
+    from vision.candidates import print_colour_mask
+
+    for style in plan(SEED, len(FACES)):
+        for colour in (style.red, style.black):
+            b, g, r = (np.full((4, 4), c, np.uint8) for c in colour)
+            assert print_colour_mask(b, g, np.maximum(np.maximum(b, g), r))[0, 0] == 255, (
+                style.name, colour)

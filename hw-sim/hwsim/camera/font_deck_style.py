@@ -65,13 +65,22 @@ def _colour(rng: np.random.Generator, low: Colour, high: Colour) -> Colour:
     return (b, g, r)
 
 
+def _printable(colour: Colour) -> Colour:
+    """Card ink as the recognizer takes it: green and blue alike (black, grey, red, pink;
+    `vision.candidates.print_colour_mask`), so an index is never drawn in a colour the
+    candidate finder leaves out and training would call "not an index"."""
+    b, g, r = colour
+    limit = max(round(0.2 * max(colour)), 20)
+    return (b, min(max(g, b - limit), b + limit), r)
+
+
 def _reds(rng: np.random.Generator) -> Colour:
     kind = rng.integers(3)
     if kind == 0:  # bright red
-        return _colour(rng, (10, 0, 200), (50, 35, 240))
+        return _printable(_colour(rng, (10, 0, 200), (50, 35, 240)))
     if kind == 1:  # dark or wine red
-        return _colour(rng, (30, 10, 140), (60, 30, 185))
-    return _colour(rng, (0, 30, 210), (30, 70, 245))  # orange red
+        return _printable(_colour(rng, (30, 10, 140), (60, 30, 185)))
+    return _printable(_colour(rng, (0, 25, 210), (25, 55, 245)))  # orange red
 
 
 def _blacks(rng: np.random.Generator) -> Colour:
@@ -80,8 +89,8 @@ def _blacks(rng: np.random.Generator) -> Colour:
         grey = int(rng.integers(0, 45))
         return (grey, grey, grey)
     if kind == 1:  # navy black
-        return _colour(rng, (45, 20, 10), (80, 40, 30))
-    return _colour(rng, (15, 25, 35), (35, 45, 60))  # brown black
+        return _printable(_colour(rng, (45, 25, 10), (70, 40, 30)))
+    return _printable(_colour(rng, (15, 25, 35), (35, 45, 60)))  # brown black
 
 
 def _stock(rng: np.random.Generator) -> Colour:
