@@ -257,3 +257,24 @@ def test_index_ink_is_of_a_colour_the_candidate_finder_takes_for_print() -> None
             b, g, r = (np.full((4, 4), c, np.uint8) for c in colour)
             assert print_colour_mask(b, g, np.maximum(np.maximum(b, g), r))[0, 0] == 255, (
                 style.name, colour)
+
+
+def test_missing_font_packages_are_installed_refreshing_the_lists_when_needed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[list[str]] = []
+    installed: set[str] = set()
+
+    def run(args: list[str], **_: object) -> None:
+        calls.append([a for a in args if a != "sudo"])
+        if args[-1] == "fonts-y" and any(c[1] == "update" for c in calls):
+            installed.add("fonts-y")  # found only once the package lists are fresh
+
+    monkeypatch.setattr(font_catalogue.subprocess, "run", run)
+    monkeypatch.setattr(font_catalogue.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(font_catalogue, "package_version",
+                        lambda p: "1" if p in installed | {"fonts-x"} else None)
+    assert font_catalogue.ensure_packages(False, ("fonts-x", "fonts-y")) == ["fonts-y"]
+    assert calls == []
+    assert font_catalogue.ensure_packages(True, ("fonts-x", "fonts-y")) == []
+    assert [c[1] for c in calls] == ["install", "update", "install"]
+    assert calls[0][-1] == "fonts-y"  # only what is missing

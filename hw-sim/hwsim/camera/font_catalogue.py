@@ -150,12 +150,19 @@ def missing_packages(packages: tuple[str, ...] = PACKAGES) -> list[str]:
 def ensure_packages(install: bool = True, packages: tuple[str, ...] = PACKAGES) -> list[str]:
     """Install the missing font packages (when allowed); returns those still missing."""
     missing = missing_packages(packages)
-    if missing and install and shutil.which("apt-get"):
-        sudo = [] if os.geteuid() == 0 else ["sudo"]
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    if not (missing and install and shutil.which("apt-get")):
+        return missing
+    sudo = [] if os.geteuid() == 0 else ["sudo"]
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for refresh in (False, True):  # on a fresh machine the package lists come first
+        if refresh:
+            subprocess.run([*sudo, "apt-get", "update", "-q"], check=False, env=env,
+                           stdout=subprocess.DEVNULL)
         subprocess.run([*sudo, "apt-get", "install", "-y", "-q", *missing], check=False,
                        env=env, stdout=subprocess.DEVNULL)
         missing = missing_packages(packages)
+        if not missing:
+            break
     return missing
 
 
