@@ -1,7 +1,7 @@
 """Draw synthetic training decks with TrueType/OpenType fonts from Debian packages.
 
     python tools/render_font_decks.py [--out var/font-decks] [--height 360] [--seed 1]
-                                      [--count 60] [--decks NAME ...] [--no-install] [--list]
+                                      [--count 69] [--decks NAME ...] [--no-install] [--list]
 
 Writes OUT/<deck>/<CARD>.png (CARD = rank in "A23456789TJQK" + suit in "SHDC",
 e.g. TD.png), OUT/<deck>/back.png, OUT/<deck>/deck.json (with the index boxes

@@ -21,7 +21,7 @@ Colour = tuple[int, int, int]  # BGR
 Border = Literal["none", "line", "double", "frame"]
 Court = Literal["figure", "letter"]
 Back = Literal["lattice", "dots", "stripes"]
-DEFAULT_COUNT = 60
+DEFAULT_COUNT = len(FACES)  # one deck per face
 DEFAULT_SEED = 1
 
 
