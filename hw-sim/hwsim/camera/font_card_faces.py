@@ -216,6 +216,30 @@ class DeckDrawer:
                       (cx - head_r, crown_base + 0.2 * head_r)]
             cv2.fillPoly(image, [np.round(np.array(crown)).astype(np.int32)], gold,
                          cv2.LINE_AA)
+        self._court_strokes(image, body, (cx, head_y, head_r), mid)
+
+    def _court_strokes(self, image: np.ndarray, body: np.ndarray,
+                       head: tuple[float, float, float], mid: float) -> None:
+        """Black outlines, a sceptre and a flower: the ink strokes of real court art, on
+        which the candidate finder proposes pairs that are not an index."""
+        w = self.width
+        ink, red = self.style.black, self.style.red
+        line = max(1, round(0.005 * w))
+        cx, head_y, head_r = head
+        cv2.polylines(image, [np.round(body).astype(np.int32)], True, ink, line, cv2.LINE_AA)
+        cv2.circle(image, (round(cx), round(head_y)), round(head_r), ink, line, cv2.LINE_AA)
+        for eye in (-0.35, 0.35):
+            cv2.circle(image, (round(cx + eye * head_r), round(head_y - 0.1 * head_r)),
+                       max(1, round(0.1 * head_r)), ink, -1, cv2.LINE_AA)
+        top = (round(cx + 0.15 * w), round(head_y - 0.5 * head_r))
+        cv2.line(image, top, (round(cx + 0.17 * w), round(mid)), ink, line + 1, cv2.LINE_AA)
+        cv2.circle(image, top, max(2, round(0.025 * w)), ink, -1, cv2.LINE_AA)
+        stem = (round(cx - 0.14 * w), round(head_y + head_r))
+        cv2.line(image, stem, (stem[0] + round(0.02 * w), round(head_y + 2.5 * head_r)), ink,
+                 line, cv2.LINE_AA)
+        for dx, dy in ((0, -1), (-1, 0), (1, 0), (0, 1)):
+            petal = (stem[0] + round(dx * 0.018 * w), stem[1] + round(dy * 0.018 * w))
+            cv2.circle(image, petal, max(1, round(0.014 * w)), red, -1, cv2.LINE_AA)
 
     def _court(self, image: np.ndarray, rank: str, suit: str) -> np.ndarray:
         style = self.style
