@@ -11,7 +11,7 @@ from types import ModuleType
 import cv2
 import numpy as np
 import pytest
-from hwsim.camera import artwork, dataset, font_catalogue
+from hwsim.camera import artwork, dataset, font_catalogue, font_decks
 from hwsim.camera.artwork import ArtworkDeck, artwork_card, deck_index_boxes
 from hwsim.camera.cards import card_height
 from hwsim.camera.deck_corpus import deck_names, load_manifest
@@ -278,3 +278,19 @@ def test_missing_font_packages_are_installed_refreshing_the_lists_when_needed(
     assert font_catalogue.ensure_packages(True, ("fonts-x", "fonts-y")) == []
     assert [c[1] for c in calls] == ["install", "update", "install"]
     assert calls[0][-1] == "fonts-y"  # only what is missing
+
+
+def test_a_deck_whose_font_is_missing_is_left_out_and_named(
+        font_corpus: tuple[Path, list[str]], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _, decks = font_corpus
+    real_missing = font_decks.missing_fonts
+    monkeypatch.setattr(font_decks, "missing_fonts", lambda style: (
+        [style.face] if style.name == decks[0] else real_missing(style)))
+    doc = font_decks.render_font_decks(tmp_path, SEED, COUNT, HEIGHT, decks)
+    assert list(doc["decks"]) == [decks[1]]
+    face = next(s.face for s in plan(SEED, COUNT) if s.name == decks[0])
+    assert doc["left_out"] == {decks[0]: f"font {face.path.name} not installed "
+                                         f"(Debian package {face.package})"}
+    assert not (tmp_path / decks[0]).exists()
+    assert load_manifest(tmp_path)["left_out"] == doc["left_out"]
