@@ -26,7 +26,8 @@ import numpy as np
 from foundation.cards import RANKS, SUITS
 from hwsim.camera.cards import card_height, parse_card
 
-__all__ = ["ArtworkDeck", "IndexGlyphBoxes", "corpus_folder", "deck_index_boxes",
+__all__ = ["ArtworkDeck", "IndexGlyphBoxes", "corpus_folder", "font_decks_folder",
+           "deck_index_boxes",
            "artwork_card", "artwork_back", "artwork_glyph_boxes"]
 
 # Decks of the corpus the recognizer is trained on, and decks kept out of training and
@@ -56,6 +57,11 @@ BACKS_SHOWING_FACES: frozenset[str] = frozenset({"kde-nicu-white", "kde-nicu-orn
 
 CORPUS_ENV = "TABLECTL_DECK_CORPUS"
 DEFAULT_CORPUS = Path("var/deck-corpus")
+# Synthetic decks drawn with fonts (tools/render_font_decks.py) are a corpus of their own,
+# for training only; their names start with FONT_DECK_PREFIX.
+FONT_DECKS_ENV = "TABLECTL_FONT_DECKS"
+DEFAULT_FONT_DECKS = Path("var/font-decks")
+FONT_DECK_PREFIX = "font-"
 
 Box = tuple[float, float, float, float]
 
@@ -63,6 +69,11 @@ Box = tuple[float, float, float, float]
 def corpus_folder() -> Path:
     """The deck corpus: `$TABLECTL_DECK_CORPUS`, else `var/deck-corpus`."""
     return Path(os.environ.get(CORPUS_ENV) or DEFAULT_CORPUS)
+
+
+def font_decks_folder() -> Path:
+    """The font-drawn decks: `$TABLECTL_FONT_DECKS`, else `var/font-decks`."""
+    return Path(os.environ.get(FONT_DECKS_ENV) or DEFAULT_FONT_DECKS)
 
 
 @dataclass(frozen=True)
@@ -74,11 +85,16 @@ class ArtworkDeck:
 
     @classmethod
     def named(cls, name: str, corpus: Path | None = None) -> ArtworkDeck:
-        root = corpus if corpus is not None else corpus_folder()
+        """Deck `name` of `corpus` (default: the real deck corpus, or the font decks'
+        folder for a name starting with "font-")."""
+        drawn = name.startswith(FONT_DECK_PREFIX)
+        root = corpus if corpus is not None else (font_decks_folder() if drawn
+                                                   else corpus_folder())
         folder = root / name
         if not (folder / "AS.png").is_file():
+            tool = "render_font_decks.py" if drawn else "render_deck_corpus.py"
             raise ValueError(f"deck {name!r} is not in the corpus {root}: render it with "
-                             f"python tools/render_deck_corpus.py --out {root} --decks {name}")
+                             f"python tools/{tool} --out {root} --decks {name}")
         return cls(name, folder)
 
 

@@ -4,7 +4,8 @@
 
 writes `scene_0001.png` and `scene_0001.json` (truth, layout, design, seed and
 the variations drawn) for each scene. `--designs` takes design names or the
-groups `tuning`, `held-out` and `all` (default: the held-out designs).
+groups `tuning`, `held-out`, `all`, `real-training`, `real-held-out` and `font`
+(default: the held-out designs).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import cv2
 import numpy as np
 
 from foundation.cards import RANKS, SUITS
-from hwsim.camera.artwork import HELD_OUT_DECKS, TRAINING_DECKS, ArtworkDeck
+from hwsim.camera.artwork import HELD_OUT_DECKS, TRAINING_DECKS, ArtworkDeck, font_decks_folder
+from hwsim.camera.deck_corpus import deck_names
 from hwsim.camera.designs import DESIGNS, HELD_OUT_DESIGNS, TUNING_DESIGNS, CardDesign
 from hwsim.camera.faces import Design, design_named
 from hwsim.camera.render import RenderedScene, SceneSpec, render_scene
@@ -69,8 +71,9 @@ def resolve_designs(names: Sequence[str | Design] | None) -> list[Design]:
     """Designs by name or group; None means the drawn held-out designs.
 
     Groups: `tuning`, `held-out` and `all` (drawn designs), `real-training` and
-    `real-held-out` (decks of real artwork from the corpus, `hwsim.camera.artwork`).
-    Any other name is a drawn design or a deck of the corpus.
+    `real-held-out` (decks of real artwork from the corpus, `hwsim.camera.artwork`),
+    `font` (every deck drawn into the font decks' folder by tools/render_font_decks.py).
+    Any other name is a drawn design or a deck of the corpus (or of the font decks).
     """
     if not names:
         names = list(HELD_OUT_DESIGNS)
@@ -83,10 +86,21 @@ def resolve_designs(names: Sequence[str | Design] | None) -> list[Design]:
             out.append(item)
             continue
         try:
-            out.extend(design_named(name) for name in groups.get(item, (item,)))
+            members = font_deck_names() if item == "font" else groups.get(item, (item,))
+            out.extend(design_named(name) for name in members)
         except ValueError as error:
-            raise ValueError(f"{error}; groups: {', '.join(sorted(groups))}") from None
+            raise ValueError(f"{error}; groups: {', '.join(sorted([*groups, 'font']))}") from None
     return out
+
+
+def font_deck_names() -> list[str]:
+    """The decks of the font decks' folder (`hwsim.camera.artwork.font_decks_folder`)."""
+    folder = font_decks_folder()
+    try:
+        return deck_names(folder)
+    except (OSError, ValueError):
+        raise ValueError(f"no font decks in {folder}: draw them with "
+                         f"python tools/render_font_decks.py --out {folder}") from None
 
 
 def generate_scenes(n: int, seed: int, designs: Sequence[str | Design] | None = None,
