@@ -93,6 +93,8 @@ def boxes_of(reads: list[_Read], layout: Layout) -> list[str | None]:
     return boxes
 
 
+UNKNOWN_CARD = "??"  # an index corner seen but not read surely enough
+
 # Two reads facing opposite ways whose cards' estimated centres are this close (in
 # index scales) are the two corners of one card.
 SAME_CARD = 1.5
@@ -102,8 +104,17 @@ SAME_CARD = 1.5
 OPPOSITE_CORNERS = 12.0
 
 
-def merge_reads(reads: list[_Read]) -> list[_Read]:
-    """One read per index (best first), then one per card (its two corners merged)."""
+def merge_reads(reads: list[_Read], conflicts: str = "better") -> list[_Read]:
+    """One read per index (best first), then one per card (its two corners merged).
+
+    Corners of one card read as different cards are settled by `settle_conflicts`
+    (`conflicts`); the reads it turns into unknowns are left out here.
+    """
+    return settle_conflicts(merge_corners(reads), conflicts)[0]
+
+
+def merge_corners(reads: list[_Read]) -> list[_Read]:
+    """One read per index (the best), and a card's two corners read alike as one read."""
     ordered = sorted(reads, key=lambda r: -r.confidence)
     kept: list[_Read] = []
     for read in ordered:
@@ -114,7 +125,7 @@ def merge_reads(reads: list[_Read]) -> list[_Read]:
                 duplicate = True  # the same index read from another blob pair
             elif (read.card == other.card
                   and distance < OPPOSITE_CORNERS * max(read.scale, other.scale)
-                  and read.down[0] * other.down[0] + read.down[1] * other.down[1] < -0.7):
+                  and _facing_apart(read, other)):
                 duplicate = True  # the opposite corner of the same card
                 kept[k] = replace(other, centre=((read.x + other.x) / 2,
                                                  (read.y + other.y) / 2))
@@ -123,18 +134,53 @@ def merge_reads(reads: list[_Read]) -> list[_Read]:
                 break
         if not duplicate:
             kept.append(read)
-    # A card whose two corners were read as different cards of one suit (a corner half
-    # hidden by the next card: a "6" read as "5") keeps its better read. Corners merged
-    # with their partner above are left alone (a hand's last card facing the others).
-    alone = [r for r in kept if r.centre is None]
-    return [r for r in kept
-            if r.centre is not None
-            or not any(other is not r and other.confidence >= r.confidence
-                       and other.card[1] == r.card[1]
-                       and r.down[0] * other.down[0] + r.down[1] * other.down[1] < -0.7
-                       and math.dist(card_centre(r), card_centre(other))
-                       < SAME_CARD * max(r.scale, other.scale)
-                       for other in alone)]
+    return kept
+
+
+# How two corners of one card read as different cards are settled (`settle_conflicts`).
+CONFLICT_RULES = ("better", "unknown")
+
+
+def settle_conflicts(reads: list[_Read], rule: str = "better"
+                     ) -> tuple[list[_Read], list[_Read]]:
+    """Reads that stay, and reads that become one unknown corner each.
+
+    Two reads facing opposite ways, neither merged with a partner, whose cards'
+    estimated centres lie within `SAME_CARD` index scales are one card's two
+    corners read as two cards (a corner half hidden by the next card: a "6" read
+    as "5"). "better": where the two share a suit, the better read stays and
+    the other goes. "unknown": whatever the two read, the card is not known;
+    the better one's place is reported as an unknown corner and neither read
+    stays. Corners merged with their partner are left alone (a hand's last card
+    facing the others).
+    """
+    if rule not in CONFLICT_RULES:
+        raise ValueError(f"conflict rule {rule!r}: expected one of {CONFLICT_RULES}")
+    alone = [r for r in reads if r.centre is None]
+    kept: list[_Read] = []
+    unknown: list[_Read] = []
+    position_of = {id(r): k for k, r in enumerate(reads)}
+    for position, read in enumerate(reads):
+        rivals = [] if read.centre is not None else [
+            other for other in alone
+            if other is not read and _facing_apart(read, other)
+            and (rule == "unknown" or other.card[1] == read.card[1])
+            and math.dist(card_centre(read), card_centre(other))
+            < SAME_CARD * max(read.scale, other.scale)]
+        if not rivals:
+            kept.append(read)
+        elif rule == "unknown":
+            # One unknown for the two: the read the better (merge_corners lists best first).
+            if all(position_of[id(other)] > position for other in rivals):
+                unknown.append(replace(read, card=UNKNOWN_CARD))
+        elif not any(other.confidence >= read.confidence for other in rivals):
+            kept.append(read)
+    return kept, unknown
+
+
+def _facing_apart(a: _Read, b: _Read) -> bool:
+    """Whether two reads face (nearly) opposite ways, as a card's two corners do."""
+    return a.down[0] * b.down[0] + a.down[1] * b.down[1] < -0.7
 
 
 def unknown_reads(unsure: list[_Read], reads: list[_Read]) -> list[_Read]:

@@ -27,6 +27,7 @@ import numpy as np
 
 from foundation.cards import RANKS, SUITS
 from vision.candidates import find_blobs, pair_blobs
+from vision.combine import AGREEMENT_RULES, disagree, geometric_mean
 from vision.detection import Detection
 from vision.features import (
     CROP_H,
@@ -42,7 +43,16 @@ from vision.features import (
 from vision.house_deck import HouseDeck, load_house_deck
 from vision.layout import Layout
 from vision.networks import Network, forward_all
-from vision.reads import _Read, boxes_of, merge_reads, unknown_reads
+from vision.reads import (
+    CONFLICT_RULES,
+    UNKNOWN_CARD,
+    _Read,
+    boxes_of,
+    merge_corners,
+    merge_reads,
+    settle_conflicts,
+    unknown_reads,
+)
 
 __all__ = ["MODEL_FILE", "NOT_INDEX", "UNKNOWN", "ModelError", "Recognizer", "boxes_of",
            "candidate_features", "forward_all", "merge_reads", "model_id"]
@@ -53,7 +63,7 @@ MODEL_INFO = MODEL_DIR / "index_classifier.json"
 FILTER_FILE = MODEL_DIR / "index_filter.onnx"
 VERIFIER_FILE = MODEL_DIR / "index_verifier.onnx"
 NOT_INDEX = len(RANKS)  # the rank head's last class
-UNKNOWN = "??"  # an index corner seen but not read surely enough
+UNKNOWN = UNKNOWN_CARD  # an index corner seen but not read surely enough
 
 
 class ModelError(RuntimeError):
@@ -91,6 +101,15 @@ class Recognizer:
         # "mean": the verifier's and the MLP's probabilities are combined (their
         # geometric mean); "verifier": the verifier's alone.
         self.combine = str(info.get("combine", "verifier"))
+        # Whether the two networks must name the same card (`vision.combine`), and how a
+        # card's two corners read as different cards are settled (`vision.reads`).
+        self.agreement = str(info.get("agreement", "none"))
+        self.conflicts = str(info.get("conflicts", "better"))
+        for key, value, allowed in (("agreement", self.agreement, AGREEMENT_RULES),
+                                    ("conflicts", self.conflicts, CONFLICT_RULES)):
+            if value not in allowed:
+                raise ModelError(f"{info_path.name}: {key} {value!r} is none of "
+                                 f"{', '.join(allowed)}")
         verifier_name = info.get("verifier_model")
         self.verifier_id = (model_id(model_path.parent / str(verifier_name))
                             if verifier_name else "")
@@ -118,8 +137,10 @@ class Recognizer:
             raise ValueError(f"expected a BGR uint8 frame (HxWx3), got {frame.dtype} "
                              f"{frame.shape}")
         candidates = self.read_candidates(frame, keep_unsure=True)
-        reads = merge_reads([r for r in candidates if r.card != UNKNOWN])
-        unsure = unknown_reads([r for r in candidates if r.card == UNKNOWN], reads)
+        reads, conflicting = settle_conflicts(
+            merge_corners([r for r in candidates if r.card != UNKNOWN]), self.conflicts)
+        unsure = unknown_reads([*conflicting, *(r for r in candidates if r.card == UNKNOWN)],
+                               reads)
         if layout is not None and tuple(layout.image_size) != (frame.shape[1], frame.shape[0]):
             layout = layout.scaled_to(frame.shape[1], frame.shape[0])
         found: list[list[Detection]] = []
@@ -139,6 +160,7 @@ class Recognizer:
         if features.shape[0] == 0:
             return []
         rank_p, suit_p = self.classify(features)
+        disagreeing = np.zeros(rank_p.shape[0], bool)
         if self._verifier is not None:
             # Orders the MLP gives some chance of being an index get the verifier's reading.
             look = np.flatnonzero(rank_p[:, NOT_INDEX] < self.verify_below)
@@ -146,9 +168,12 @@ class Recognizer:
             embedding = None
             if look.size:
                 v_rank, v_suit, embedding = self.verify_and_embed(crops[look])
+                if self.house_deck is None:  # an enrolled deck names the card itself
+                    disagreeing[look] = disagree(self.agreement, (rank_p[look], suit_p[look]),
+                                                 (v_rank, v_suit))
                 if self.combine == "mean":
-                    v_rank = _geometric_mean(v_rank, rank_p[look])
-                    v_suit = _geometric_mean(v_suit, suit_p[look])
+                    v_rank = geometric_mean(v_rank, rank_p[look])
+                    v_suit = geometric_mean(v_suit, suit_p[look])
                 rank_p[look], suit_p[look] = v_rank, v_suit
         rank = rank_p.argmax(axis=1)
         suit = suit_p.argmax(axis=1)
@@ -169,7 +194,7 @@ class Recognizer:
                     elif card == read:  # the networks read it surely, and the deck agrees
                         confidence[row] = network_confidence[row]
                     rank[row], suit[row] = RANKS.index(card[0]), SUITS.index(card[1])
-        sure = (rank != NOT_INDEX) & (confidence >= self.min_confidence)
+        sure = (rank != NOT_INDEX) & (confidence >= self.min_confidence) & ~disagreeing
         unsure = ~sure & (rank_p[:, NOT_INDEX] < 0.5) if keep_unsure else np.zeros_like(sure)
         reads: list[_Read] = []
         for k in map(int, np.flatnonzero(sure | unsure)):
@@ -252,13 +277,6 @@ def candidate_features(
     ordered_crops = crops[index]
     ordered_crops[reverse] = ordered_crops[reverse, ::-1, ::-1]
     return rows, rank_at, suit_at, ordered_crops
-
-
-def _geometric_mean(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-normalised geometric mean of two probability tables."""
-    mean = np.sqrt(a * b)
-    result: np.ndarray = mean / np.maximum(mean.sum(axis=1, keepdims=True), 1e-12)
-    return result
 
 
 def _named_net(info: dict[str, Any], key: str, folder: Path, info_path: Path,

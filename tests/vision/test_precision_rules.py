@@ -1,0 +1,154 @@
+"""The precision rules: the two networks naming different cards, and a card's two corners
+read as different cards, end as an unknown corner instead of a guess."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from foundation.cards import RANKS, SUITS
+from vision.combine import disagree
+from vision.reads import UNKNOWN_CARD, _Read, merge_corners, settle_conflicts
+from vision.recognizer import MODEL_DIR, MODEL_FILE, ModelError, Recognizer
+
+
+def _reading(card: str | None, rank_p: float = 0.9, suit_p: float = 0.95,
+             runner_up: tuple[str, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """One row of (rank, suit) probabilities naming `card` (None: "not an index"), with
+    `runner_up`'s rank given its probability (of the same suit)."""
+    rest = 1.0 - rank_p - (runner_up[1] if runner_up else 0.0)
+    rank = np.full((1, len(RANKS) + 1), rest / (len(RANKS) - (1 if runner_up else 0)))
+    if runner_up:
+        rank[0, RANKS.index(runner_up[0][0])] = runner_up[1]
+    suit = np.full((1, len(SUITS)), (1.0 - suit_p) / (len(SUITS) - 1))
+    if card is None:
+        rank[0, len(RANKS)] = rank_p
+        suit[0, 0] = suit_p
+    else:
+        rank[0, RANKS.index(card[0])] = rank_p
+        suit[0, SUITS.index(card[1])] = suit_p
+    return rank, suit
+
+
+@pytest.mark.parametrize("rule", ["cards", "strict"])
+def test_two_networks_naming_different_cards_disagree(rule: str) -> None:
+    assert disagree(rule, _reading("QS"), _reading("TS")).tolist() == [True]  # rank
+    assert disagree(rule, _reading("7S"), _reading("7C")).tolist() == [True]  # suit
+    assert disagree(rule, _reading("QS"), _reading("QS", 0.6, 0.7)).tolist() == [False]
+
+
+def test_without_an_agreement_rule_nothing_disagrees() -> None:
+    assert disagree("none", _reading("QS"), _reading("TS")).tolist() == [False]
+
+
+def test_not_an_index_vetoes_only_under_the_strict_rule() -> None:
+    # The verifier most likely says "not an index"; its best card (rank row 0: an ace of
+    # spades, as the uniform rest is tied and argmax takes the first) is not the QS.
+    mlp, verifier = _reading("QS"), _reading(None)
+    assert disagree("cards", mlp, verifier).tolist() == [False]
+    assert disagree("strict", mlp, verifier).tolist() == [True]
+
+
+def test_an_unknown_agreement_rule_is_refused() -> None:
+    with pytest.raises(ValueError, match="agreement rule"):
+        disagree("majority", _reading("QS"), _reading("QS"))
+
+
+def _read(card: str, x: float, y: float, down: tuple[float, float],
+          confidence: float, scale: float = 15.0) -> _Read:
+    return _Read(card, x, y, confidence, scale, down)
+
+
+# One card's two corners: the top-left index at (100, 100) facing down, the bottom-right
+# one turned half round. Both estimate the card's centre at (130, 137.5) (2 scales right,
+# 2.5 down, in each corner's own directions), so (160, 175) for the turned one.
+def _corners(top: str, bottom: str) -> list[_Read]:
+    return [_read(top, 100.0, 100.0, (0.0, 1.0), 0.9),
+            _read(bottom, 160.0, 175.0, (0.0, -1.0), 0.7)]
+
+
+def test_corners_read_alike_are_one_card_under_either_rule() -> None:
+    merged = merge_corners(_corners("6S", "6S"))
+    for rule in ("better", "unknown"):
+        kept, unknown = settle_conflicts(merged, rule)
+        assert [r.card for r in kept] == ["6S"] and unknown == []
+
+
+def test_corners_of_one_suit_read_as_two_ranks_keep_the_better_read() -> None:
+    kept, unknown = settle_conflicts(merge_corners(_corners("6S", "5S")), "better")
+    assert [r.card for r in kept] == ["6S"] and unknown == []
+
+
+def test_corners_read_as_two_cards_become_one_unknown() -> None:
+    for top, bottom in (("6S", "5S"), ("7S", "7C"), ("QH", "TD")):
+        kept, unknown = settle_conflicts(merge_corners(_corners(top, bottom)), "unknown")
+        assert kept == []
+        assert [(r.card, r.x, r.y) for r in unknown] == [(UNKNOWN_CARD, 100.0, 100.0)]
+
+
+def test_cards_of_a_fanned_hand_are_no_conflict() -> None:
+    # The next card of the hand, 3 index scales to the right, faces the same way.
+    hand = [_read("6S", 100.0, 100.0, (0.0, 1.0), 0.9),
+            _read("5S", 145.0, 100.0, (0.0, 1.0), 0.7)]
+    # A card turned half round whose centre, (250, 137.5), is 5 index scales from the
+    # hand's last card's, (175, 137.5).
+    apart = _read("9D", 280.0, 175.0, (0.0, -1.0), 0.8)
+    for rule in ("better", "unknown"):
+        kept, unknown = settle_conflicts(merge_corners([*hand, apart]), rule)
+        assert sorted(r.card for r in kept) == ["5S", "6S", "9D"] and unknown == []
+
+
+def _model_copy(folder: Path, **settings: Any) -> Path:
+    info = json.loads(MODEL_FILE.with_suffix(".json").read_text(encoding="utf-8"))
+    for key in ("filter_model", "verifier_model"):
+        if info.get(key):
+            shutil.copy(MODEL_DIR / info[key], folder / info[key])
+    shutil.copy(MODEL_FILE, folder / MODEL_FILE.name)
+    info.update(settings)
+    (folder / MODEL_FILE.with_suffix(".json").name).write_text(json.dumps(info))
+    return folder / MODEL_FILE.name
+
+
+Reading = tuple[np.ndarray, np.ndarray]
+# The classifier takes a queen for a "10" (the queen its second thought), the verifier
+# reads the queen surely: together, the queen surely enough.
+MLP_TEN, VERIFIER_QUEEN = _reading("TS", 0.6, runner_up=("QS", 0.35)), _reading("QS", 0.95)
+
+
+def _one_candidate(monkeypatch: pytest.MonkeyPatch, recognizer: Recognizer,
+                   mlp: Reading, verifier: Reading) -> list[str]:
+    """Read a frame holding one candidate pair the two networks read as given."""
+    import vision.recognizer as module
+
+    crops = np.zeros((1, 36, 24, 3), np.uint8)
+    monkeypatch.setattr(module, "candidate_features", lambda frame, look: (
+        np.zeros((1, module.FEATURE_SIZE), np.float32), np.array([[50.0, 40.0]]),
+        np.array([[50.0, 55.0]]), crops))
+    monkeypatch.setattr(recognizer, "classify",
+                        lambda features: (mlp[0].copy(), mlp[1].copy()))
+    monkeypatch.setattr(recognizer, "verify_and_embed", lambda crops: (*verifier, None))
+    frame = np.zeros((100, 100, 3), np.uint8)
+    return [r.card for r in recognizer.read_candidates(frame, keep_unsure=True)]
+
+
+def test_a_disagreement_is_an_unknown_corner_under_the_agreement_rule(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    recognizer = Recognizer(_model_copy(tmp_path, agreement="cards"))
+    assert _one_candidate(monkeypatch, recognizer, _reading("QS"), VERIFIER_QUEEN) == ["QS"]
+    assert _one_candidate(monkeypatch, recognizer, MLP_TEN, VERIFIER_QUEEN) == [UNKNOWN_CARD]
+
+
+def test_without_the_rule_the_combined_reading_decides(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    recognizer = Recognizer(_model_copy(tmp_path, agreement="none"))
+    assert _one_candidate(monkeypatch, recognizer, MLP_TEN, VERIFIER_QUEEN) == ["QS"]
+
+
+def test_an_unknown_rule_in_the_model_settings_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="conflicts 'coin' is none of better, unknown"):
+        Recognizer(_model_copy(tmp_path, conflicts="coin"))
