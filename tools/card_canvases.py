@@ -1,0 +1,238 @@
+"""Card-level training canvases for `tools/train_vision.py`: one to three cards of one
+design fanned on a felt, with the positions of their index glyphs known.
+
+`locate_index` finds the top-left index's rank and suit blobs on a clean upright
+card; `CardSampler.canvas` places cards at a random size, rotation and slight
+perspective, drops chips on some canvases and spoils the picture (`degrade`:
+uneven light, glare, shadow, blur, motion blur, noise, JPEG). Each placed card
+keeps its homography and what of it is still uncovered, for labelling.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path[:0] = [str(ROOT), str(ROOT / "hw-sim")]
+
+from foundation.cards import RANKS, SUITS  # noqa: E402
+from vision.candidates import find_blobs  # noqa: E402
+
+CARDS = [r + s for r in RANKS for s in SUITS]
+
+
+@dataclass(frozen=True)
+class IndexGlyphs:
+    """Where, on the upright card image, the top-left index's glyphs are."""
+
+    rank: list[tuple[float, float]]  # one centre per rank blob ("10" has two)
+    suit: tuple[float, float]
+    box: tuple[float, float, float, float]  # x0, y0, x1, y1 of the whole index
+
+
+def locate_index(card: np.ndarray, index_box: tuple[float, float, float, float]
+                 ) -> IndexGlyphs | None:
+    """Find the top-left index's rank and suit blobs on a clean upright card (BGRA).
+
+    `index_box` is the design's index area (x0, y0, x1, y1) on the card: the
+    suit pip is its lowest blob, the rank the blobs above the pip.
+    """
+    h, w = card.shape[:2]
+    pad = w // 2
+    felt = np.full((h + 2 * pad, w + 2 * pad, 3), (40, 100, 30), np.uint8)
+    alpha = card[:, :, 3:4].astype(np.float32) / 255.0
+    region = felt[pad:pad + h, pad:pad + w]
+    region[:] = (card[:, :, :3] * alpha + region * (1 - alpha)).astype(np.uint8)
+    blobs = find_blobs(felt)
+    centres = blobs.centres - pad
+    boxes = blobs.boxes.astype(np.float32)
+    boxes[:, :2] -= pad
+    x0, y0, x1, y1 = index_box
+    in_index = ((centres[:, 0] > x0 - 1) & (centres[:, 0] < x1 + 1)
+                & (centres[:, 1] > y0 - 1) & (centres[:, 1] < y1 + 1))
+    idx = np.flatnonzero(in_index)
+    if idx.size < 2:
+        return None
+    order = idx[np.argsort(centres[idx, 1])]
+    suit = order[-1]
+    suit_top = boxes[suit, 1]
+    ranks = [k for k in order[:-1] if boxes[k, 1] + boxes[k, 3] <= suit_top + 2]
+    if not ranks:
+        return None
+    return IndexGlyphs([(float(centres[k, 0]), float(centres[k, 1])) for k in ranks],
+                       (float(centres[suit, 0]), float(centres[suit, 1])),
+                       (float(x0), float(y0), float(x1), float(y1)))
+
+
+@dataclass
+class Placed:
+    code: str
+    matrix: np.ndarray  # 3x3 homography, card pixels -> canvas pixels
+    mask: np.ndarray  # canvas-size coverage of this card
+    glyphs: IndexGlyphs
+    size: tuple[int, int]  # card w, h
+
+
+def warp_point(matrix: np.ndarray, x: float, y: float) -> np.ndarray:
+    p = matrix @ np.array([x, y, 1.0])
+    return p[:2] / p[2]
+
+
+def _card_homography(rng: np.random.Generator, w: int, h: int, centre: np.ndarray,
+                     angle: float, tilt: float) -> np.ndarray:
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    c, s = np.cos(angle), np.sin(angle)
+    rot = np.array([[c, -s], [s, c]])
+    local = src - np.array([w / 2, h / 2], np.float32)
+    dst = (local @ rot.T) + centre
+    dst += rng.normal(0, tilt * w, dst.shape)
+    return cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+
+
+def _felt(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    base = rng.choice([(40, 110, 30), (30, 90, 20), (90, 60, 20), (30, 40, 120), (60, 60, 60),
+                       (20, 70, 40), (110, 80, 40)])
+    jitter = rng.integers(-20, 21, 3)
+    canvas = np.empty((*shape, 3), np.uint8)
+    canvas[:] = np.clip(np.array(base) + jitter, 0, 255)
+    noise = rng.normal(0, rng.uniform(1, 8), (*shape, 1))
+    return np.clip(canvas + noise, 0, 255).astype(np.uint8)
+
+
+def degrade(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
+    """Uneven light, glare, shadow, blur, motion blur, noise and JPEG, each at random."""
+    h, w = image.shape[:2]
+    out: np.ndarray = image.astype(np.float32)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    if rng.random() < 0.8:
+        direction = rng.normal(size=2)
+        ramp = (xx * direction[0] + yy * direction[1]) / max(h, w)
+        ramp = (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1e-6)
+        low, high = sorted(rng.uniform(0.45, 1.25, 2))
+        out *= (low + (high - low) * ramp)[..., None]
+    if rng.random() < 0.3:
+        cx, cy, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.1, 0.4) * max(h, w)
+        glare = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r)) * rng.uniform(40, 140)
+        out += glare[..., None]
+    if rng.random() < 0.3:
+        pts = rng.uniform(0, 1, (4, 2)) * [w, h]
+        shadow = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(shadow, [pts.astype(np.int32)], 255)
+        shadow_f = cv2.GaussianBlur(shadow, (0, 0), rng.uniform(2, 10)).astype(np.float32) / 255
+        out *= (1 - shadow_f * rng.uniform(0.2, 0.5))[..., None]
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    if rng.random() < 0.4:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.2))
+    if rng.random() < 0.3:
+        length = int(rng.integers(3, 8))
+        kernel = np.zeros((length, length), np.float32)
+        angle = rng.uniform(0, np.pi)
+        c = (length - 1) / 2
+        cv2.line(kernel, (int(round(c - np.cos(angle) * c)), int(round(c - np.sin(angle) * c))),
+                 (int(round(c + np.cos(angle) * c)), int(round(c + np.sin(angle) * c))), 1.0, 1)
+        out = cv2.filter2D(out, -1, kernel / kernel.sum())
+    if rng.random() < 0.6:
+        noise = rng.normal(0, rng.uniform(1, 7), out.shape)
+        out = np.clip(out + noise, 0, 255).astype(np.uint8)
+    if rng.random() < 0.7:
+        quality = int(rng.integers(35, 95))
+        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        decoded = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else None
+        if decoded is not None:
+            out = decoded
+    return out
+
+
+class CardSampler:
+    """Card-level canvases with known index positions."""
+
+    def __init__(self, designs: Sequence[Any], render_card: Any, index_boxes: Any,
+                 real_share: float | None = None) -> None:
+        from hwsim.camera.artwork import ArtworkDeck
+
+        self.designs = list(designs)
+        # Canvases of real decks are drawn this share of the time (None: every design alike).
+        self.real_share = real_share
+        self._real = [d for d in self.designs if isinstance(d, ArtworkDeck)]
+        self._drawn = [d for d in self.designs if not isinstance(d, ArtworkDeck)]
+        self.render_card = render_card
+        self.index_boxes = index_boxes
+        self._cache: dict[tuple[str, str, int], tuple[np.ndarray, IndexGlyphs | None]] = {}
+
+    def card(self, code: str, design: Any, width: int) -> tuple[np.ndarray, IndexGlyphs | None]:
+        key = (code, design.name, width)
+        if key not in self._cache:
+            image = self.render_card(code, design, width)
+            x0, y0, x1, y1 = self.index_boxes(design, width, code)[0]
+            # A little room around the index, so a glyph the finder sees a pixel larger
+            # still counts.
+            pad = 0.15 * (y1 - y0)
+            index_box = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
+            self._cache[key] = (image, locate_index(image, index_box))
+        return self._cache[key]
+
+    def canvas(self, rng: np.random.Generator) -> tuple[np.ndarray, list[Placed]]:
+        pool = self.designs
+        if self.real_share is not None and self._real and self._drawn:
+            pool = self._real if rng.random() < self.real_share else self._drawn
+        design = pool[int(rng.integers(len(pool)))]
+        width = int(rng.integers(14, 33)) * 5
+        n_cards = int(rng.choice([1, 2, 2, 3, 3]))
+        size = int(width * 3.2)
+        canvas = _felt(rng, (size, size))
+        angle = rng.uniform(0, 2 * np.pi)
+        tilt = rng.uniform(0, 0.04)
+        step = np.array([rng.uniform(0.16, 0.42), rng.uniform(-0.05, 0.2)])
+        placed: list[Placed] = []
+        first_centre = np.array([size / 2, size / 2]) - step * width * (n_cards - 1) / 2
+        for k in range(n_cards):
+            code = CARDS[int(rng.integers(len(CARDS)))]
+            image, glyphs = self.card(code, design, width)
+            h, w = image.shape[:2]
+            c, s = np.cos(angle), np.sin(angle)
+            offset = np.array([[c, -s], [s, c]]) @ (step * w * k)
+            matrix = _card_homography(rng, w, h, first_centre + offset, angle + rng.normal(0, 0.03),
+                                      tilt)
+            warped = cv2.warpPerspective(image, matrix, (size, size), flags=cv2.INTER_AREA)
+            alpha = warped[:, :, 3:4].astype(np.float32) / 255.0
+            canvas = (warped[:, :, :3] * alpha + canvas * (1 - alpha)).astype(np.uint8)
+            mask = (warped[:, :, 3] > 127).astype(np.uint8)
+            if glyphs is not None:
+                placed.append(Placed(code, matrix, mask, glyphs, (w, h)))
+            for earlier in placed[:-1] if glyphs is not None else placed:
+                earlier.mask &= 1 - mask
+        if rng.random() < 0.4:
+            canvas = self._chips(rng, canvas, placed, width)
+        return degrade(rng, canvas), placed
+
+    @staticmethod
+    def _chips(rng: np.random.Generator, canvas: np.ndarray, placed: list[Placed],
+               width: int) -> np.ndarray:
+        """One or two chips (a coloured disc, a white-striped rim) dropped on the canvas.
+
+        Chips lie on top: what they hide of a card no longer counts as open.
+        """
+        size = canvas.shape[0]
+        cover = np.zeros(canvas.shape[:2], np.uint8)
+        for _ in range(int(rng.integers(1, 3))):
+            radius = int(width * rng.uniform(0.22, 0.4))
+            centre = (int(rng.integers(0, size)), int(rng.integers(0, size)))
+            colour = tuple(int(c) for c in rng.integers(0, 256, 3))
+            cv2.circle(canvas, centre, radius, colour, -1, cv2.LINE_AA)
+            for k in range(int(rng.integers(0, 7))):
+                angle = 2 * np.pi * k / 6 + rng.uniform(0, 0.3)
+                edge = (int(centre[0] + 0.85 * radius * np.cos(angle)),
+                        int(centre[1] + 0.85 * radius * np.sin(angle)))
+                cv2.circle(canvas, edge, max(2, radius // 6), (235, 235, 235), -1, cv2.LINE_AA)
+            cv2.circle(cover, centre, radius, 1, -1)
+        for item in placed:
+            item.mask &= 1 - cover
+        return canvas
