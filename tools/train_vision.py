@@ -64,7 +64,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="channels of the verifier's three convolutions")
     parser.add_argument("--verifier-hidden", type=int, default=VERIFIER_HIDDEN,
                         help="units of the verifier's dense layer")
-    parser.add_argument("--verifier-epochs", type=int, default=4,
+    parser.add_argument("--verifier-epochs", type=int, default=12,
                         help="epochs of the convolutional verifier (0: none)")
     parser.add_argument("--verify-below", type=float, default=0.9,
                         help="the verifier reads every pair the MLP gives less than this "
@@ -74,7 +74,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                              "real-training (default: both groups)")
     parser.add_argument("--keep-mlp", action="store_true",
                         help="keep the classifier and filter already in --out's folder "
-                             "(trained on the same --cache) and train the verifier only")
+                             "(and the settings its .json records for them) and train the "
+                             "verifier only")
     parser.add_argument("--verifier-easy", type=float, default=0.15,
                         help="share of the pairs the classifier rejects outright that the "
                              "verifier also learns on (it never sees them at run time)")
@@ -187,17 +188,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     examples = load_examples(args, designs, names)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     filter_path = beside(args.out, "filter")
+    info_path = args.out.with_suffix(".json")
+    classifier: dict[str, Any] = {
+        "seed": args.seed, "samples": args.samples, "scenes": args.scenes,
+        "real_share": args.real_share, "epochs": args.epochs, "hidden": args.hidden,
+        "designs": names}
+    if args.keep_mlp and info_path.exists():
+        # The kept classifier's own settings, as the run that trained it recorded them.
+        kept = json.loads(info_path.read_text(encoding="utf-8"))
+        classifier = {key: kept[key] for key in classifier if key in kept}
     threshold, mlp_not = classifier_stage(args, examples, filter_path)
     info: dict[str, Any] = {
         "feature_size": FEATURE_SIZE, "ranks": RANKS + "-", "suits": SUITS,
         "min_confidence": 0.5, "filter_model": filter_path.name,
-        "filter_threshold": round(threshold, 6), "seed": args.seed, "samples": args.samples,
-        "scenes": args.scenes, "real_share": args.real_share, "epochs": args.epochs,
-        "hidden": args.hidden, "designs": names}
+        "filter_threshold": round(threshold, 6), **classifier}
     if args.verifier_epochs > 0:
         info.update(verifier_stage(args, examples, mlp_not))
     info.update({"agreement": args.agreement, "conflicts": args.conflicts})
-    info_path = args.out.with_suffix(".json")
     info_path.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KiB) and {info_path.name}")
     return 0

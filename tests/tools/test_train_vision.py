@@ -92,3 +92,17 @@ def test_a_small_run_writes_networks_the_recognizer_loads_and_its_cache_gives_th
     assert train_vision.main([*args, "--out", str(second)]) == 0
     for name in ("index_classifier.onnx", "index_filter.onnx"):
         assert (first.parent / name).read_bytes() == (second.parent / name).read_bytes()
+
+
+def test_keeping_the_classifier_keeps_its_file_and_its_recorded_settings(
+        tmp_path: Path) -> None:
+    train_vision = _tool("train_vision")
+    cache, out = tmp_path / "examples.npz", tmp_path / "index_classifier.onnx"
+    args = ["--designs", "classic_duplex", "--samples", "8", "--scenes", "2",
+            "--verifier-epochs", "0", "--jobs", "1", "--cache", str(cache), "--out", str(out)]
+    assert train_vision.main([*args, "--epochs", "1"]) == 0
+    trained = out.read_bytes()
+    assert train_vision.main([*args, "--epochs", "7", "--keep-mlp"]) == 0
+    assert out.read_bytes() == trained
+    # The settings record how the kept classifier was trained, not this run's arguments.
+    assert json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))["epochs"] == 1
