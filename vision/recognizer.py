@@ -131,7 +131,10 @@ class Recognizer:
 
         An unsure corner is reported as card `UNKNOWN` at its place, never guessed:
         the networks call it an index but rank x suit probability stays under
-        `min_confidence`. Corners of cards that were read are not reported again.
+        `min_confidence`, or (where the settings switch the rules on) the two
+        networks name different cards (`agreement`) or a card's two corners read
+        as different cards (`conflicts`). Corners of cards that were read are not
+        reported again.
         """
         if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
             raise ValueError(f"expected a BGR uint8 frame (HxWx3), got {frame.dtype} "
