@@ -151,18 +151,25 @@ def degrade(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
     return out
 
 
+FONT_SHARE_OF_ARTWORK = 0.5
+
+
 class CardSampler:
     """Card-level canvases with known index positions."""
 
     def __init__(self, designs: Sequence[Any], render_card: Any, index_boxes: Any,
                  real_share: float | None = None) -> None:
-        from hwsim.camera.artwork import ArtworkDeck
+        from hwsim.camera.artwork import FONT_DECK_PREFIX, ArtworkDeck
 
         self.designs = list(designs)
         # Canvases of real decks are drawn this share of the time (None: every design alike).
         self.real_share = real_share
         self._real = [d for d in self.designs if isinstance(d, ArtworkDeck)]
         self._drawn = [d for d in self.designs if not isinstance(d, ArtworkDeck)]
+        # Font-drawn decks (tools/render_font_decks.py) and real decks share the artwork
+        # draws half and half: 69 font decks would otherwise crowd out the 10 real ones.
+        self._fonts = [d for d in self._real if d.name.startswith(FONT_DECK_PREFIX)]
+        self._decks = [d for d in self._real if not d.name.startswith(FONT_DECK_PREFIX)]
         self.render_card = render_card
         self.index_boxes = index_boxes
         self._cache: dict[tuple[str, str, int], tuple[np.ndarray, IndexGlyphs | None]] = {}
@@ -183,6 +190,8 @@ class CardSampler:
         pool = self.designs
         if self.real_share is not None and self._real and self._drawn:
             pool = self._real if rng.random() < self.real_share else self._drawn
+            if pool is self._real and self._fonts and self._decks:
+                pool = self._fonts if rng.random() < FONT_SHARE_OF_ARTWORK else self._decks
         design = pool[int(rng.integers(len(pool)))]
         width = int(rng.integers(14, 33)) * 5
         n_cards = int(rng.choice([1, 2, 2, 3, 3]))

@@ -196,7 +196,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.keep_mlp and info_path.exists():
         # The kept classifier's own settings, as the run that trained it recorded them.
         kept = json.loads(info_path.read_text(encoding="utf-8"))
-        classifier = {key: kept[key] for key in classifier if key in kept}
+        verifier_run = {"verifier_samples": args.samples, "verifier_scenes": args.scenes,
+                        "verifier_real_share": args.real_share, "verifier_designs": names}
+        classifier = {key: kept[key] for key in classifier if key in kept} | verifier_run
     threshold, mlp_not = classifier_stage(args, examples, filter_path)
     info: dict[str, Any] = {
         "feature_size": FEATURE_SIZE, "ranks": RANKS + "-", "suits": SUITS,
