@@ -10,25 +10,15 @@ face-down cards (`hwsim.camera.dataset.random_spec`). The held-out designs,
 never used to train or tune the recognizer, make the main set (`--n` scenes);
 the tuning designs are scored apart (`--n-tuning` scenes).
 
-Scoring, per design and per group:
-- a detection matches a truth card of the same code when it lies within 0.25
-  card widths of one of the card's visible index points; each truth card is
-  matched once, and a second read of an already matched card (its other
-  corner) counts as neither a hit nor a false read;
-- a read of a card whose index is only 30-80% open (the truth's
-  `partial_points`) is neither required nor counted against the recognizer, nor
-  put in the box's hand;
-- precision = matched detections / detections (second reads and reads of partly
-  open indices left out);
-- recall = truth cards read / truth cards with a visible index;
-- hand exactly right = the set of cards the recognizer puts in a box (with the
-  scene's layout) equals that box's truth; every box and the dealer area that
-  has a visible card or a detection counts;
-- detect time: median milliseconds per frame, OpenCV held to one thread and the
-  process to one core.
-
-The figures are also broken down by condition (small cards, strong tilt,
-uneven light, glare, shadows, blur, low JPEG quality, many chips, an arm).
+Scoring, per design and per group: a detection matches a truth card of the same
+code within 0.25 card widths of one of its visible index points, each truth card
+once (a second read of a matched card counts neither way); a read of an index
+only 30-80% open (`partial_points`) is neither required nor counted against it.
+Precision = matched detections / detections; recall = truth cards read / truth
+cards with a visible index; a hand is exactly right when the cards put in a box
+(with the scene's layout) are that box's truth; detect time is the median ms per
+frame, OpenCV on one thread, the process on one core. Also broken down by
+condition (small cards, tilt, light, glare, shadows, blur, JPEG, chips, an arm).
 
 Targets: precision and recall 99.5% or more, 98% of hands exactly right, a
 median of 40 ms or less per frame.
