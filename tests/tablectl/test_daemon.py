@@ -5,7 +5,6 @@ Rounds are worked out by hand from the rules."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,15 +26,9 @@ from tests.tablectl.daemon_bench import (
     STACK,
     WON,
     Bench,
-    bench_in,
     bet,
     place_bets_and_deal,
 )
-
-
-@pytest.fixture
-def bench(tmp_path: Path) -> Iterator[Bench]:
-    yield from bench_in(tmp_path)
 
 
 def test_a_round_through_the_whole_stack(bench: Bench) -> None:

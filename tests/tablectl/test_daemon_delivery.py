@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -43,16 +43,10 @@ from tests.tablectl.daemon_bench import (
     STACK,
     WON,
     Bench,
-    bench_in,
     bet,
     place_bets_and_deal,
     watch,
 )
-
-
-@pytest.fixture
-def bench(tmp_path: Path) -> Iterator[Bench]:
-    yield from bench_in(tmp_path)
 
 
 def count_commits(monkeypatch: pytest.MonkeyPatch,

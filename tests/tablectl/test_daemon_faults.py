@@ -4,10 +4,6 @@ rebooted while the daemon was down."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from hwsim.dealer import VirtualShoeCards
 from hwsim.shoe import LineFaults
 
@@ -19,15 +15,9 @@ from tests.tablectl.daemon_bench import (
     OFF,
     STACK,
     Bench,
-    bench_in,
     bet,
     place_bets_and_deal,
 )
-
-
-@pytest.fixture
-def bench(tmp_path: Path) -> Iterator[Bench]:
-    yield from bench_in(tmp_path)
 
 
 def test_garbage_on_the_serial_line_loses_nothing(bench: Bench) -> None:
