@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 
 from houseedge.bets import bet_figures
 from houseedge.crosscheck import cross_check
@@ -50,6 +51,55 @@ def bench_banker_game(rules: Rules, hands: int, cross_rounds: int) -> None:
         print(f"    {line}")
 
 
+def bench_casino_game(rules: Rules, hands: int, top_hands: int, cross_rounds: int) -> None:
+    start = time.perf_counter()
+    analysis = analyse(rules)
+    figures = bet_figures(rules, analysis)
+    took = time.perf_counter() - start
+    print(f"{rules.name}: exact and combinatorial figures of {len(figures)} bets in {took:.1f} s; "
+          f"main edge {100 * analysis.house_edge:.4f}%")
+    if rules.name not in SIMULATED:
+        return
+    start, cpu = time.perf_counter(), time.process_time()
+    out = simulate(rules, analysis, hands, seed=1)
+    took, used = time.perf_counter() - start, time.process_time() - cpu
+    edge, err = -out.mean(), out.stderr()
+    print(f"  simulator, 75% penetration: {out.rounds:,} hands, {out.rounds / used:,.0f} "
+          f"hands per CPU second ({out.rounds / took:,.0f} per wall second); edge "
+          f"{100 * edge:.4f}% ± {100 * 1.96 * err:.4f}% (95%; the cut card adds a little)")
+    top = simulate(rules, analysis, top_hands, seed=2, lanes=2000, penetration=0)
+    edge, err = -top.mean(), top.stderr()
+    inside = abs(edge - analysis.house_edge) <= 1.96 * err
+    print(f"  simulator off the top: {top.rounds:,} hands, edge {100 * edge:.4f}% "
+          f"± {100 * 1.96 * err:.4f}% (95%); analysis "
+          f"{'inside' if inside else 'OUTSIDE'} the interval")
+    for spot in sorted(out.side_sum):
+        print(f"  simulated {spot}: edge {-100 * out.mean(spot):.4f}% "
+              f"± {100 * 1.96 * out.stderr(spot):.4f}%")
+    start = time.perf_counter()
+    lanes = max(1, cross_rounds // 40)
+    check = cross_check(rules, analysis, lanes, seed=17)
+    while check.rounds < cross_rounds and not check.differences:
+        more = cross_check(rules, analysis, lanes // 4 + 1, seed=17 + check.rounds)
+        check.rounds += more.rounds
+        check.hands += more.hands
+        check.differences += more.differences
+    took = time.perf_counter() - start
+    print(f"  engine cross-check: {check.rounds:,} rounds, {check.hands:,} hands, "
+          f"{len(check.differences)} differences ({took:.0f} s)")
+    for line in check.differences[:5]:
+        print(f"    {line}")
+
+
+
+# One benchmark per game, as houseedge.games.GAMES holds one kind of math per game.
+BENCHES: dict[str, Callable[[Rules, argparse.Namespace], None]] = {
+    "casino": lambda rules, args: bench_casino_game(rules, args.hands, args.top_hands,
+                                                    args.cross_rounds),
+    "banker": lambda rules, args: bench_banker_game(rules, args.hands, args.cross_rounds),
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--hands", type=int, default=20_000_000)
@@ -60,46 +110,7 @@ def main() -> None:
     names = args.profile or list_profiles()
     for name in names:
         rules = load_profile(name)
-        if rules.game == "banker":
-            bench_banker_game(rules, args.hands, args.cross_rounds)
-            continue
-        start = time.perf_counter()
-        analysis = analyse(rules)
-        figures = bet_figures(rules, analysis)
-        took = time.perf_counter() - start
-        print(f"{name}: exact and combinatorial figures of {len(figures)} bets in {took:.1f} s; "
-              f"main edge {100 * analysis.house_edge:.4f}%")
-        if name not in SIMULATED:
-            continue
-        start, cpu = time.perf_counter(), time.process_time()
-        out = simulate(rules, analysis, args.hands, seed=1)
-        took, used = time.perf_counter() - start, time.process_time() - cpu
-        edge, err = -out.mean(), out.stderr()
-        print(f"  simulator, 75% penetration: {out.rounds:,} hands, {out.rounds / used:,.0f} "
-              f"hands per CPU second ({out.rounds / took:,.0f} per wall second); edge "
-              f"{100 * edge:.4f}% ± {100 * 1.96 * err:.4f}% (95%; the cut card adds a little)")
-        top = simulate(rules, analysis, args.top_hands, seed=2, lanes=2000, penetration=0)
-        edge, err = -top.mean(), top.stderr()
-        inside = abs(edge - analysis.house_edge) <= 1.96 * err
-        print(f"  simulator off the top: {top.rounds:,} hands, edge {100 * edge:.4f}% "
-              f"± {100 * 1.96 * err:.4f}% (95%); analysis "
-              f"{'inside' if inside else 'OUTSIDE'} the interval")
-        for spot in sorted(out.side_sum):
-            print(f"  simulated {spot}: edge {-100 * out.mean(spot):.4f}% "
-                  f"± {100 * 1.96 * out.stderr(spot):.4f}%")
-        start = time.perf_counter()
-        lanes = max(1, args.cross_rounds // 40)
-        check = cross_check(rules, analysis, lanes, seed=17)
-        while check.rounds < args.cross_rounds and not check.differences:
-            more = cross_check(rules, analysis, lanes // 4 + 1, seed=17 + check.rounds)
-            check.rounds += more.rounds
-            check.hands += more.hands
-            check.differences += more.differences
-        took = time.perf_counter() - start
-        print(f"  engine cross-check: {check.rounds:,} rounds, {check.hands:,} hands, "
-              f"{len(check.differences)} differences ({took:.0f} s)")
-        for line in check.differences[:5]:
-            print(f"    {line}")
+        BENCHES[rules.game](rules, args)
 
 
 if __name__ == "__main__":
