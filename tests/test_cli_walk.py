@@ -229,13 +229,16 @@ def test_the_simulators_camera_stops_on_sigint_in_one_line(tmp_path: Path) -> No
          "--n", "100000"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     assert process.stdout is not None and process.stderr is not None
+    # Both pipes are read all along: a full pipe would stop the process.
+    errors = OutputLines(process.stderr)
     try:
         # Under way once it says it wrote its first scenes (every 20th scene).
         OutputLines(process.stdout).wait_for_line(lambda line: "scenes written" in line,
                                                   "the first scenes written", 120)
         process.send_signal(signal.SIGINT)
         process.wait(60)
-        err = process.stderr.read()
+        errors.wait_until(lambda: errors.ended, "the end of its errors", 10)
+        err = "".join(errors.lines)
     finally:
         if process.poll() is None:
             process.kill()
