@@ -94,8 +94,12 @@ def quiet() -> None:
 
 
 def worker(tables: list[str], folder: str, rounds: list[Round], url: str, rate: float | None,
-           go: EventType, stop: EventType, publish: bool, paced: bool) -> None:
+           go: EventType, stop: EventType, publish: bool, paced: bool, idle: bool) -> None:
     quiet()
+    if idle:
+        # Tables on their own machines: here they take only the CPU that the broker
+        # and the floor leave (the threads started below inherit the policy).
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     threads = [threading.Thread(target=play, args=(t, Path(folder) / f"{t}.sqlite", rounds,
                                                    url, rate, go, stop, publish, paced))
                for t in tables]
@@ -109,13 +113,14 @@ class Fleet:
     """Tables in worker processes."""
 
     def __init__(self, names: list[str], folder: Path, rounds: list[Round], url: str,
-                 rate: float | None, publish: bool = True, paced: bool = False) -> None:
+                 rate: float | None, publish: bool = True, paced: bool = False,
+                 idle: bool = False) -> None:
         context = multiprocessing.get_context("spawn")
         self.go, self.stop = context.Event(), context.Event()
         self.processes = [
             context.Process(target=worker, args=(names[i:i + TABLES_PER_WORKER], str(folder),
                                                  rounds, url, rate, self.go, self.stop,
-                                                 publish, paced))
+                                                 publish, paced, idle))
             for i in range(0, len(names), TABLES_PER_WORKER)]
         for process in self.processes:
             process.start()

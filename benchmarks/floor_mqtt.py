@@ -60,12 +60,13 @@ from tests.tablectl.mqtt.broker import Mosquitto  # noqa: E402
 
 
 def live(folder: Path, broker: Mosquitto, rounds: list[Round], tables: int,
-         rate: float | None, seconds: float, paced: bool = True) -> None:
+         rate: float | None, seconds: float, paced: bool = True, idle: bool = False) -> None:
     store = FloorStore(folder / "floor.sqlite")
     floor = Floor(parse_url(broker.url), store, client_id=f"floor-{folder.name}", measure=True)
     floor.start()
     names = [f"bj-{n:03d}" for n in range(1, tables + 1)]
-    fleet = Fleet(names, folder, rounds, broker.url, rate, paced=paced and rate is not None)
+    fleet = Fleet(names, folder, rounds, broker.url, rate, paced=paced and rate is not None,
+                  idle=idle)
     started = time.monotonic()
     machine = Machine()
     cut: dict[str, int] = {}
@@ -85,7 +86,7 @@ def live(folder: Path, broker: Mosquitto, rounds: list[Round], tables: int,
     received = floor.receive_latencies[:cut["received"]]
     label = "flat out" if rate is None else f"{rate:g} events/s a table" + (
         ", an event a commit" if paced else ", a round a commit, all tables in step")
-    label += f", {floor.duplicates} repeats ignored"
+    label += f", {floor.duplicates} repeats ignored" + (", tables at idle priority" if idle else "")
     print(f"live, {tables} tables, {label}: {total} events in {elapsed:.1f} s, "
           f"{floor.stored_events / elapsed:,.0f} events/s into the floor "
           f"({'all' if done else 'NOT all'} stored); publish-to-floor p50 "
@@ -272,6 +273,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="each live run")
     parser.add_argument("--outage", type=float, default=60.0)
     parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument("--tables-at-idle", action="store_true",
+                        help="live, lockstep and flat tables at idle CPU priority, as if on "
+                             "their own machines: they get only what the broker and the floor "
+                             "leave of the cores")
     parser.add_argument("--only", help="paho,live,lockstep,flat,outage,alone,kills,rate "
                                        "(default all)")
     args = parser.parse_args()
@@ -293,12 +298,14 @@ def main() -> None:
                 if name == "paho":
                     bare(broker, args.tables, args.rate, args.seconds)
                 elif name == "live":
-                    live(folder, broker, rounds, args.tables, args.rate, args.seconds)
+                    live(folder, broker, rounds, args.tables, args.rate, args.seconds,
+                         idle=args.tables_at_idle)
                 elif name == "lockstep":
                     live(folder, broker, rounds, args.tables, args.rate, args.seconds,
-                         paced=False)
+                         paced=False, idle=args.tables_at_idle)
                 elif name == "flat":
-                    live(folder, broker, rounds, args.tables, None, args.seconds / 2)
+                    live(folder, broker, rounds, args.tables, None, args.seconds / 2,
+                         idle=args.tables_at_idle)
                 elif name == "outage":
                     outage(folder, broker, rounds, args.tables, args.rate, args.outage)
                 elif name == "alone":
