@@ -5,7 +5,10 @@ verifier network's embeddings (its last hidden layer, unit length) of that
 card's index corners seen at several sizes, turns and spoilings. Reading a
 corner of that deck then means finding the enrolled corner it is most like:
 the card whose best exemplar is nearest wins when it is near enough and
-clearly nearer than any other card; otherwise the corner is unknown.
+clearly nearer than any other card; otherwise the corner is unknown. Where
+the networks read the corner surely as another card (`network_veto`), the two
+readers disagree and the corner is unknown too: a wrong card is worse than a
+missing one.
 
 File: `NAME.npz` with `embeddings` (n x d float32), `labels` (n card indices)
 and a JSON string `info` (format, cards, the model it was made with, the
@@ -27,6 +30,9 @@ FORMAT = "house-deck/1"
 CARDS: tuple[str, ...] = ALL_CARDS
 MIN_SIMILARITY = 0.75  # cosine similarity to the best exemplar
 MIN_MARGIN = 0.04  # over the best exemplar of any other card
+# The networks' confidence in another card at which they veto the enrolled deck's read
+# (their own threshold of a sure read, `min_confidence`).
+NETWORK_VETO = 0.5
 
 
 class HouseDeckError(ValueError):
@@ -43,6 +49,7 @@ class HouseDeck:
     model: str = ""  # the verifier file the embeddings came from
     min_similarity: float = MIN_SIMILARITY
     min_margin: float = MIN_MARGIN
+    network_veto: float = NETWORK_VETO
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -85,7 +92,8 @@ class HouseDeck:
             path = path.with_suffix(".npz")
         info = {"format": FORMAT, "name": self.name, "model": self.model,
                 "cards": self.cards, "min_similarity": self.min_similarity,
-                "min_margin": self.min_margin, **self.extra}
+                "min_margin": self.min_margin, "network_veto": self.network_veto,
+                **self.extra}
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(path.name + ".part.npz")
         np.savez_compressed(temporary, embeddings=self.embeddings.astype(np.float32),
@@ -115,9 +123,11 @@ def load_house_deck(path: Path | str, model: str | None = None) -> HouseDeck:
                              f"now uses {model}; enrol the deck again")
     if labels.size and (labels.min() < 0 or labels.max() >= len(CARDS)):
         raise HouseDeckError(f"{path}: card labels out of range")
-    known = {"format", "name", "model", "cards", "min_similarity", "min_margin"}
+    known = {"format", "name", "model", "cards", "min_similarity", "min_margin",
+             "network_veto"}
     return HouseDeck(embeddings, labels, str(info.get("name", path.stem)),
                      str(info.get("model", "")),
                      float(info.get("min_similarity", MIN_SIMILARITY)),
                      float(info.get("min_margin", MIN_MARGIN)),
+                     float(info.get("network_veto", NETWORK_VETO)),
                      {k: v for k, v in info.items() if k not in known})

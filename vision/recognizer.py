@@ -192,7 +192,10 @@ class Recognizer:
                         continue
                     card = nearest[k]
                     read = RANKS[rank[row]] + SUITS[suit[row]]
-                    if sure[k]:  # surely this card, and as sure as the networks of an index
+                    vetoed = (card != read
+                              and network_confidence[row] >= self.house_deck.network_veto)
+                    if sure[k] and not vetoed:
+                        # Surely this card, and as sure as the networks of an index.
                         confidence[row] = similarity[k] * (1.0 - rank_p[row, NOT_INDEX])
                     elif card == read:  # the networks read it surely, and the deck agrees
                         confidence[row] = network_confidence[row]

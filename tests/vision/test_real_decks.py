@@ -125,3 +125,26 @@ def test_an_enrolled_house_deck_is_read_by_likeness(corpus: Path,
     right, visible, wrong = _score(reader, _scenes(deck))
     assert wrong == []
     assert right >= math.ceil(0.9 * visible), f"{right} of {visible} read"
+
+
+def test_an_enrolled_card_the_networks_surely_read_as_another_is_unknown(
+        corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The photos of the queen and the king of hearts enrolled under each other's names:
+    the enrolled deck then surely names the queen on the felt "KH", and the networks
+    surely read "QH". Two readers disagreeing make the corner unknown, never a card."""
+    monkeypatch.setenv(artwork.CORPUS_ENV, str(corpus))
+    deck = ArtworkDeck.named(DECKS[1], corpus)
+    recognizer = Recognizer()
+    photos = _photos(deck)
+    photos["QH"], photos["KH"] = photos["KH"], photos["QH"]
+    report = EnrolmentReport()
+    house = enrol(recognizer, photos, "mislabelled", report)
+    assert report.complete
+    scene = _scenes(deck)[1]  # QH in box 1, KH in box 3
+    layout = layout_from_dict(scene.layout)
+    read = [d.card for d in Recognizer(house_deck=house).detect(scene.image, layout)]
+    assert "KH" not in read and "QH" not in read, read
+    # Without the veto the enrolled deck's word stands, and a card is read wrong.
+    house.network_veto = 1.01
+    unvetoed = [d.card for d in Recognizer(house_deck=house).detect(scene.image, layout)]
+    assert {"KH", "QH"} & set(unvetoed), unvetoed
