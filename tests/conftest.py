@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,13 @@ from typing import Any
 import pytest
 
 HilPlayer = Callable[[dict[str, Any]], Any]
+
+# A suite started in the background by a non-interactive shell (`cmd &` in a
+# script) inherits SIGINT ignored, and so would every process it starts. The
+# tests that press Ctrl-C on a command (send it SIGINT) need SIGINT at its
+# default there, as at a terminal: with a handler here, children start with it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
