@@ -116,8 +116,9 @@ def load_house_deck(path: Path | str, model: str | None = None) -> HouseDeck:
     except (OSError, KeyError, ValueError) as exc:
         raise HouseDeckError(f"{path}: not an enrolled deck file ({exc}); enrol the deck "
                              "again with `tablectl vision enroll`") from None
-    if info.get("format") != FORMAT:
-        raise HouseDeckError(f"{path}: format {info.get('format')!r}, expected {FORMAT!r}")
+    if not isinstance(info, dict) or info.get("format") != FORMAT:
+        found = info.get("format") if isinstance(info, dict) else None
+        raise HouseDeckError(f"{path}: format {found!r}, expected {FORMAT!r}")
     if model is not None and info.get("model") and info["model"] != model:
         raise HouseDeckError(f"{path}: enrolled with the model {info['model']}, the camera "
                              f"now uses {model}; enrol the deck again")
@@ -127,7 +128,15 @@ def load_house_deck(path: Path | str, model: str | None = None) -> HouseDeck:
              "network_veto"}
     return HouseDeck(embeddings, labels, str(info.get("name", path.stem)),
                      str(info.get("model", "")),
-                     float(info.get("min_similarity", MIN_SIMILARITY)),
-                     float(info.get("min_margin", MIN_MARGIN)),
-                     float(info.get("network_veto", NETWORK_VETO)),
+                     _threshold(info, "min_similarity", MIN_SIMILARITY, path),
+                     _threshold(info, "min_margin", MIN_MARGIN, path),
+                     _threshold(info, "network_veto", NETWORK_VETO, path),
                      {k: v for k, v in info.items() if k not in known})
+
+
+def _threshold(info: dict[str, Any], key: str, default: float, path: Path) -> float:
+    value = info.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        raise HouseDeckError(f"{path}: {key} is {value!r}, not a number; enrol the deck "
+                             "again with `tablectl vision enroll`")
+    return float(value)

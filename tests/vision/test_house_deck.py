@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -56,6 +57,28 @@ def test_the_file_keeps_everything_and_refuses_another_model(tmp_path: Path) -> 
         load_house_deck(tmp_path / "junk.npz")
     with pytest.raises(HouseDeckError, match="tablectl vision enroll"):
         load_house_deck(tmp_path / "missing.npz")
+
+
+@pytest.mark.parametrize("info", [{"network_veto": "high"}, {"min_margin": None},
+                                  {"min_similarity": [0.7]}])
+def test_a_deck_file_with_a_threshold_that_is_no_number_is_refused(
+        tmp_path: Path, info: dict[str, object]) -> None:
+    path = _deck().save(tmp_path / "house")
+    with np.load(path) as data:
+        doc = json.loads(str(data["info"])) | info
+        np.savez_compressed(path, embeddings=data["embeddings"], labels=data["labels"],
+                            info=json.dumps(doc))
+    with pytest.raises(HouseDeckError, match=f"{next(iter(info))} is .*not a number"):
+        load_house_deck(path)
+
+
+def test_a_deck_file_whose_info_is_not_an_object_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "house.npz"
+    deck = _deck()
+    np.savez_compressed(path, embeddings=deck.embeddings, labels=deck.labels,
+                        info=json.dumps(["house-deck/1"]))
+    with pytest.raises(HouseDeckError, match="format None"):
+        load_house_deck(path)
 
 
 @pytest.mark.parametrize(("name", "card"), [("AS.jpg", "AS"), ("10h.png", "TH"),
