@@ -27,6 +27,7 @@ from foundation.cards import RANKS, SUITS  # noqa: E402
 from vision.candidates import find_blobs  # noqa: E402
 
 CARDS = [r + s for r in RANKS for s in SUITS]
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1
 
 
 @dataclass(frozen=True)
@@ -38,12 +39,16 @@ class IndexGlyphs:
     box: tuple[float, float, float, float]  # x0, y0, x1, y1 of the whole index
 
 
-def locate_index(card: np.ndarray, index_box: tuple[float, float, float, float]
-                 ) -> IndexGlyphs | None:
-    """Find the top-left index's rank and suit blobs on a clean upright card (BGRA).
+def locate_index(card: np.ndarray, rank_box: Box, suit_box: Box) -> IndexGlyphs:
+    """Find the top-left index's rank and suit on a clean upright card (BGRA).
 
-    `index_box` is the design's index area (x0, y0, x1, y1) on the card: the
-    suit pip is its lowest blob, the rank the blobs above the pip.
+    `rank_box` and `suit_box` are the design's own boxes of the index's rank
+    glyph(s) and suit pip (x0, y0, x1, y1 on the card). The rank points are
+    the blobs whose centre lies in the rank box (a "10" has two; a glyph the
+    finder splits, each piece), else the box's centre; the suit point is the
+    blob that fills the suit box, else its centre. A pip the finder splits
+    into lobes (a club's three leaves and stem) is never taken for rank
+    glyphs: that would label pairs of its lobes as the card.
     """
     h, w = card.shape[:2]
     pad = w // 2
@@ -55,21 +60,41 @@ def locate_index(card: np.ndarray, index_box: tuple[float, float, float, float]
     centres = blobs.centres - pad
     boxes = blobs.boxes.astype(np.float32)
     boxes[:, :2] -= pad
-    x0, y0, x1, y1 = index_box
-    in_index = ((centres[:, 0] > x0 - 1) & (centres[:, 0] < x1 + 1)
-                & (centres[:, 1] > y0 - 1) & (centres[:, 1] < y1 + 1))
-    idx = np.flatnonzero(in_index)
-    if idx.size < 2:
-        return None
-    order = idx[np.argsort(centres[idx, 1])]
-    suit = order[-1]
-    suit_top = boxes[suit, 1]
-    ranks = [k for k in order[:-1] if boxes[k, 1] + boxes[k, 3] <= suit_top + 2]
-    if not ranks:
-        return None
-    return IndexGlyphs([(float(centres[k, 0]), float(centres[k, 1])) for k in ranks],
-                       (float(centres[suit, 0]), float(centres[suit, 1])),
-                       (float(x0), float(y0), float(x1), float(y1)))
+    margin = 0.15 * (rank_box[3] - rank_box[1])
+    in_rank = _inside(centres, rank_box, margin) & ~_inside(centres, suit_box, 0.0)
+    # A blob reaching well below the rank box holds the suit too (glyphs touching).
+    in_rank &= boxes[:, 1] + boxes[:, 3] <= suit_box[1] + margin + 1
+    rank_points = [(float(x), float(y)) for x, y in centres[in_rank]]
+    if not rank_points:
+        rank_points = [((rank_box[0] + rank_box[2]) / 2, (rank_box[1] + rank_box[3]) / 2)]
+    suit_point = ((suit_box[0] + suit_box[2]) / 2, (suit_box[1] + suit_box[3]) / 2)
+    fits = [_overlap(tuple(b[:2]) + (b[0] + b[2], b[1] + b[3]), suit_box) for b in boxes]
+    if fits and max(fits) >= 0.5:
+        best = int(np.argmax(fits))
+        suit_point = (float(centres[best, 0]), float(centres[best, 1]))
+    x0 = min(rank_box[0], suit_box[0]) - margin
+    y0 = min(rank_box[1], suit_box[1]) - margin
+    x1 = max(rank_box[2], suit_box[2]) + margin
+    y1 = max(rank_box[3], suit_box[3]) + margin
+    return IndexGlyphs(rank_points, suit_point, (float(x0), float(y0), float(x1), float(y1)))
+
+
+
+def _inside(points: np.ndarray, box: Box, margin: float) -> np.ndarray:
+    x0, y0, x1, y1 = box
+    inside: np.ndarray = ((points[:, 0] >= x0 - margin) & (points[:, 0] <= x1 + margin)
+                          & (points[:, 1] >= y0 - margin) & (points[:, 1] <= y1 + margin))
+    return inside
+
+
+def _overlap(a: Box, b: Box) -> float:
+    """Intersection over union of two boxes (x0, y0, x1, y1)."""
+    width = min(a[2], b[2]) - max(a[0], b[0])
+    height = min(a[3], b[3]) - max(a[1], b[1])
+    if width <= 0 or height <= 0:
+        return 0.0
+    common = width * height
+    return common / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - common)
 
 
 @dataclass
@@ -157,7 +182,7 @@ FONT_SHARE_OF_ARTWORK = 0.5
 class CardSampler:
     """Card-level canvases with known index positions."""
 
-    def __init__(self, designs: Sequence[Any], render_card: Any, index_boxes: Any,
+    def __init__(self, designs: Sequence[Any], render_card: Any, glyph_boxes: Any,
                  real_share: float | None = None) -> None:
         from hwsim.camera.artwork import FONT_DECK_PREFIX, ArtworkDeck
 
@@ -171,19 +196,15 @@ class CardSampler:
         self._fonts = [d for d in self._real if d.name.startswith(FONT_DECK_PREFIX)]
         self._decks = [d for d in self._real if not d.name.startswith(FONT_DECK_PREFIX)]
         self.render_card = render_card
-        self.index_boxes = index_boxes
-        self._cache: dict[tuple[str, str, int], tuple[np.ndarray, IndexGlyphs | None]] = {}
+        self.glyph_boxes = glyph_boxes
+        self._cache: dict[tuple[str, str, int], tuple[np.ndarray, IndexGlyphs]] = {}
 
-    def card(self, code: str, design: Any, width: int) -> tuple[np.ndarray, IndexGlyphs | None]:
+    def card(self, code: str, design: Any, width: int) -> tuple[np.ndarray, IndexGlyphs]:
         key = (code, design.name, width)
         if key not in self._cache:
             image = self.render_card(code, design, width)
-            x0, y0, x1, y1 = self.index_boxes(design, width, code)[0]
-            # A little room around the index, so a glyph the finder sees a pixel larger
-            # still counts.
-            pad = 0.15 * (y1 - y0)
-            index_box = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
-            self._cache[key] = (image, locate_index(image, index_box))
+            rank_box, suit_box = self.glyph_boxes(design, width, code)[0]
+            self._cache[key] = (image, locate_index(image, rank_box, suit_box))
         return self._cache[key]
 
     def canvas(self, rng: np.random.Generator) -> tuple[np.ndarray, list[Placed]]:
@@ -214,9 +235,8 @@ class CardSampler:
             alpha = warped[:, :, 3:4].astype(np.float32) / 255.0
             canvas = (warped[:, :, :3] * alpha + canvas * (1 - alpha)).astype(np.uint8)
             mask = (warped[:, :, 3] > 127).astype(np.uint8)
-            if glyphs is not None:
-                placed.append(Placed(code, matrix, mask, glyphs, (w, h)))
-            for earlier in placed[:-1] if glyphs is not None else placed:
+            placed.append(Placed(code, matrix, mask, glyphs, (w, h)))
+            for earlier in placed[:-1]:
                 earlier.mask &= 1 - mask
         if rng.random() < 0.4:
             canvas = self._chips(rng, canvas, placed, width)

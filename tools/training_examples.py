@@ -52,7 +52,14 @@ def index_visibility(item: Placed, corner: str) -> float:
 
 def label_candidates(first: np.ndarray, second: np.ndarray,
                      placed: list[Placed]) -> tuple[np.ndarray, np.ndarray]:
-    """Rank and suit labels of each pair: a card's index, "not an index", or -2 (unsure)."""
+    """Rank and suit labels of each pair: a card's index, "not an index", or -2 (unsure).
+
+    A pair is the card's index when its first blob lies on a rank glyph and its
+    second on the suit pip (within `SUIT_EXACT` index scales of the pip's
+    centre). A second blob further off but still near the pip (a lobe of a club
+    the finder split, a pip broken by blur) makes a crop of another scale and
+    turn: such a pair is left out, neither an index nor "not an index".
+    """
     rank = np.full(first.shape[0], NOT_INDEX, np.int64)
     suit = np.full(first.shape[0], NO_SUIT, np.int64)
     for item in placed:
@@ -65,21 +72,28 @@ def label_candidates(first: np.ndarray, second: np.ndarray,
             mapped = [warp_point(item.matrix, x, y) for x, y in points]
             scale = float(np.linalg.norm(mapped[-1] - mapped[0]))
             tolerance = max(0.35 * scale, 0.1 * glyph_size, 2.0)
-            near_suit = np.hypot(*(second - mapped[-1]).T) < tolerance
+            suit_off = np.hypot(*(second - mapped[-1]).T)
+            near_suit = suit_off < tolerance
             near_rank = np.zeros_like(near_suit)
             for rank_point in mapped[:-1]:
                 near_rank |= np.hypot(*(first - rank_point).T) < tolerance
             hits = near_rank & near_suit
             if not hits.any():
                 continue
+            exact = hits & (suit_off <= max(SUIT_EXACT * scale, 1.5))
             # As the renderer's truth: 80% open must be read, 30-80% may be.
             visible = index_visibility(item, corner)
+            rank[hits] = -2
             if visible >= 0.8:
-                rank[hits] = RANKS.index(item.code[0])
-                suit[hits] = SUITS.index(item.code[1])
-            elif visible >= 0.3:
-                rank[hits] = -2
+                rank[exact] = RANKS.index(item.code[0])
+                suit[exact] = SUITS.index(item.code[1])
+            elif visible < 0.3:
+                rank[hits] = NOT_INDEX
     return rank, suit
+
+
+# A pair's second blob within this many index scales of the suit pip's centre is the pip.
+SUIT_EXACT = 0.18
 
 
 Examples = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # features, rank, suit, crops
@@ -185,14 +199,14 @@ Task = tuple[str, int, int, int, tuple[str, ...], bool, float]
 def _example_task(task: Task) -> Examples:
     """One chunk of examples; a chunk depends only on its own numbers (any worker count)."""
     from hwsim.camera.dataset import generate_scenes, resolve_designs
-    from hwsim.camera.faces import index_boxes, render_card
+    from hwsim.camera.faces import glyph_boxes, render_card
     from hwsim.camera.render import SceneSpec, render_scene
 
     kind, chunk, count, seed, names, scene_indices, real_share = task
     cv2.setNumThreads(1)
     designs = resolve_designs(list(names))
     if kind == "cards":
-        sampler = CardSampler(designs, render_card, index_boxes, real_share)
+        sampler = CardSampler(designs, render_card, glyph_boxes, real_share)
         return card_level_data(np.random.default_rng([seed, chunk]), sampler, count)
     if kind == "benchmark-like":
         scenes = generate_scenes(count, seed + 1000, list(names), start=chunk * count)

@@ -50,6 +50,39 @@ def _placed(open_share: float) -> object:
     return canvases.Placed("QH", np.eye(3), mask, glyphs, (100, 140))
 
 
+@pytest.fixture(scope="module")
+def tango(tmp_path_factory: pytest.TempPathFactory) -> object:
+    """aisleriot-tango, whose large club pips the candidate finder splits into lobes."""
+    from hwsim.camera.artwork import ArtworkDeck
+    from hwsim.camera.deck_corpus import ensure_corpus
+
+    folder = tmp_path_factory.mktemp("corpus")
+    try:
+        ensure_corpus(folder, decks=["aisleriot-tango"], install=False)
+    except RuntimeError as error:  # the Debian card packages are not installed
+        pytest.skip(str(error))
+    return ArtworkDeck.named("aisleriot-tango", corpus=folder)
+
+
+@pytest.mark.parametrize("width", [80, 100, 140])
+def test_a_split_club_pip_is_the_suit_and_never_a_rank_glyph(tango: object, width: int) -> None:
+    from hwsim.camera.faces import glyph_boxes, render_card
+
+    canvases = _tool("card_canvases")
+    for rank in "A23456789TJQK":
+        card = rank + "C"
+        rank_box, suit_box = glyph_boxes(tango, width, card)[0]  # the artwork's own boxes
+        glyphs = canvases.locate_index(render_card(card, tango, width), rank_box, suit_box)
+        sx0, sy0, sx1, sy1 = suit_box
+        assert sx0 <= glyphs.suit[0] <= sx1 and sy0 <= glyphs.suit[1] <= sy1, card
+        # Rank points (a glyph the finder splits gives one per piece) lie on the rank
+        # glyph, above the pip: none on the pip's lobes.
+        rx0, ry0, rx1, ry1 = rank_box
+        assert glyphs.rank, card
+        for x, y in glyphs.rank:
+            assert rx0 - 2 <= x <= rx1 + 2 and ry0 - 2 <= y < sy0, (card, glyphs.rank)
+
+
 def test_candidate_pairs_are_labelled_from_the_index_glyphs() -> None:
     examples = _tool("training_examples")
     not_index = len("A23456789TJQK")
@@ -68,6 +101,17 @@ def test_candidate_pairs_are_labelled_from_the_index_glyphs() -> None:
     # Covered all but a tenth: "not an index".
     rank, _ = examples.label_candidates(first, second, [_placed(0.1)])
     assert rank[0] == not_index
+
+
+def test_a_pair_ending_beside_the_suit_pips_centre_is_left_out() -> None:
+    examples = _tool("training_examples")
+    # Rank at (10, 12), suit pip at (10, 26): the index scale is 14 px. A second blob
+    # 1 px off the pip's centre is the pip; 3.5 px off (a quarter of the scale: a lobe of
+    # a split club) is near the pip but cuts another crop: left out (-2).
+    first = np.array([[10.0, 12.0], [10.0, 12.0]])
+    second = np.array([[10.0, 27.0], [10.0, 29.5]])
+    rank, suit = examples.label_candidates(first, second, [_placed(1.0)])
+    assert rank.tolist() == ["A23456789TJQK".index("Q"), -2]
 
 
 def test_a_small_run_writes_networks_the_recognizer_loads_and_its_cache_gives_the_same(
