@@ -37,6 +37,9 @@ class IndexGlyphs:
     rank: list[tuple[float, float]]  # one centre per rank blob ("10" has two)
     suit: tuple[float, float]
     box: tuple[float, float, float, float]  # x0, y0, x1, y1 of the whole index
+    # x0, y0, x1, y1 of the rank glyph(s): a blob centred in it is the rank, however
+    # the blur of a canvas joins or splits the glyphs (a "10" one blob or two).
+    rank_box: tuple[float, float, float, float] | None = None
 
 
 def locate_index(card: np.ndarray, rank_box: Box, suit_box: Box) -> IndexGlyphs:
@@ -76,7 +79,8 @@ def locate_index(card: np.ndarray, rank_box: Box, suit_box: Box) -> IndexGlyphs:
     y0 = min(rank_box[1], suit_box[1]) - margin
     x1 = max(rank_box[2], suit_box[2]) + margin
     y1 = max(rank_box[3], suit_box[3]) + margin
-    return IndexGlyphs(rank_points, suit_point, (float(x0), float(y0), float(x1), float(y1)))
+    return IndexGlyphs(rank_points, suit_point, (float(x0), float(y0), float(x1), float(y1)),
+                       tuple(float(v) for v in rank_box))  # type: ignore[arg-type]
 
 
 

@@ -73,10 +73,14 @@ def label_candidates(first: np.ndarray, second: np.ndarray,
             scale = float(np.linalg.norm(mapped[-1] - mapped[0]))
             tolerance = max(0.35 * scale, 0.1 * glyph_size, 2.0)
             suit_off = np.hypot(*(second - mapped[-1]).T)
-            near_suit = suit_off < tolerance
+            # A big pip split by the finder has lobes up to half an index scale off its
+            # centre: a pair ending there is near the pip too.
+            near_suit = suit_off < max(tolerance, SUIT_NEAR * scale)
             near_rank = np.zeros_like(near_suit)
             for rank_point in mapped[:-1]:
                 near_rank |= np.hypot(*(first - rank_point).T) < tolerance
+            if item.glyphs.rank_box is not None:
+                near_rank |= on_rank_glyph(item, corner, first)
             hits = near_rank & near_suit
             if not hits.any():
                 continue
@@ -92,8 +96,27 @@ def label_candidates(first: np.ndarray, second: np.ndarray,
     return rank, suit
 
 
+def on_rank_glyph(item: Placed, corner: str, points: np.ndarray) -> np.ndarray:
+    """Which canvas points lie on the card's rank glyph box (of that corner), or within a
+    tenth of the index scale of it."""
+    assert item.glyphs.rank_box is not None
+    w, h = item.size
+    x0, y0, x1, y1 = item.glyphs.rank_box
+    if corner == "bottom":
+        x0, y0, x1, y1 = w - x1, h - y1, w - x0, h - y0
+    rank_x, rank_y = item.glyphs.rank[0]
+    suit_x, suit_y = item.glyphs.suit
+    margin = 0.1 * float(np.hypot(suit_x - rank_x, suit_y - rank_y))
+    on_card = cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float64),
+                                       np.linalg.inv(item.matrix)).reshape(-1, 2)
+    inside: np.ndarray = ((on_card[:, 0] >= x0 - margin) & (on_card[:, 0] <= x1 + margin)
+                          & (on_card[:, 1] >= y0 - margin) & (on_card[:, 1] <= y1 + margin))
+    return inside
+
+
 # A pair's second blob within this many index scales of the suit pip's centre is the pip.
 SUIT_EXACT = 0.18
+SUIT_NEAR = 0.6
 
 
 Examples = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # features, rank, suit, crops

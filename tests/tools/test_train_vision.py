@@ -108,10 +108,28 @@ def test_a_pair_ending_beside_the_suit_pips_centre_is_left_out() -> None:
     # Rank at (10, 12), suit pip at (10, 26): the index scale is 14 px. A second blob
     # 1 px off the pip's centre is the pip; 3.5 px off (a quarter of the scale: a lobe of
     # a split club) is near the pip but cuts another crop: left out (-2).
-    first = np.array([[10.0, 12.0], [10.0, 12.0]])
-    second = np.array([[10.0, 27.0], [10.0, 29.5]])
+    # 6.3 px (0.45 of the scale, a big club's lobe) too; 10 px off (0.7) is another blob.
+    first = np.array([[10.0, 12.0]] * 4)
+    second = np.array([[10.0, 27.0], [10.0, 29.5], [10.0, 32.3], [10.0, 36.0]])
     rank, suit = examples.label_candidates(first, second, [_placed(1.0)])
-    assert rank.tolist() == ["A23456789TJQK".index("Q"), -2]
+    not_index = len("A23456789TJQK")
+    assert rank.tolist() == ["A23456789TJQK".index("Q"), -2, -2, not_index]
+
+
+def test_a_blob_anywhere_on_the_rank_glyph_box_is_the_rank() -> None:
+    canvases, examples = _tool("card_canvases"), _tool("training_examples")
+    # A wide "10" found as two blobs on the clean card, at (4, 12) and (16, 12); on a
+    # blurred canvas it is one blob centred between them, 6 px from each point (beyond
+    # their tolerance of 0.35 index scales, 5.3 px), but on the rank glyphs' box.
+    mask = np.ones((140, 100), np.uint8)
+    first, second = np.array([[10.0, 12.0]]), np.array([[10.0, 26.0]])
+    for rank_box, expected in (((2.0, 6.0, 18.0, 18.0), "A23456789TJQK".index("T")),
+                               (None, len("A23456789TJQK"))):
+        glyphs = canvases.IndexGlyphs([(4.0, 12.0), (16.0, 12.0)], (10.0, 26.0),
+                                      (2.0, 4.0, 18.0, 32.0), rank_box)
+        placed = canvases.Placed("TD", np.eye(3), mask, glyphs, (100, 140))
+        rank, _ = examples.label_candidates(first, second, [placed])
+        assert rank.tolist() == [expected], rank_box
 
 
 def test_a_small_run_writes_networks_the_recognizer_loads_and_its_cache_gives_the_same(
