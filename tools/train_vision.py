@@ -64,6 +64,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="channels of the verifier's three convolutions")
     parser.add_argument("--verifier-hidden", type=int, default=VERIFIER_HIDDEN,
                         help="units of the verifier's dense layer")
+    parser.add_argument("--verifier-batchnorm", action="store_true",
+                        help="batch normalisation after each of the verifier's convolutions "
+                             "while training (folded into them in the file)")
     parser.add_argument("--verifier-epochs", type=int, default=12,
                         help="epochs of the convolutional verifier (0: none)")
     parser.add_argument("--verify-below", type=float, default=0.9,
@@ -168,7 +171,8 @@ def verifier_stage(args: argparse.Namespace, examples: Examples,
           f"{(looked & ~is_index).sum()} pairs the classifier hands it)", flush=True)
     probabilities = train_verifier(crops[chosen], rank[chosen], suit[chosen], args.seed + 2,
                                    args.verifier_epochs, verifier_path,
-                                   tuple(args.verifier_channels), args.verifier_hidden)
+                                   tuple(args.verifier_channels), args.verifier_hidden,
+                                   args.verifier_batchnorm)
     v_rank, v_suit = probabilities(crops[chosen])
     ok = ((v_rank.argmax(1) == rank[chosen])
           & ((v_suit.argmax(1) == suit[chosen]) | ~is_index[chosen]))
@@ -179,7 +183,8 @@ def verifier_stage(args: argparse.Namespace, examples: Examples,
     return {"verifier_model": verifier_path.name, "verify_below": round(verify_below, 6),
             "combine": "mean", "verifier_epochs": args.verifier_epochs,
             "verifier_channels": list(args.verifier_channels),
-            "verifier_hidden": args.verifier_hidden, "verifier_easy": args.verifier_easy}
+            "verifier_hidden": args.verifier_hidden, "verifier_easy": args.verifier_easy,
+            "verifier_batchnorm": args.verifier_batchnorm}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

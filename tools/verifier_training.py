@@ -76,13 +76,17 @@ def augment(x: Any, generator: Any) -> Any:
 
 def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: int,
                    epochs: int, path: Path, channels: tuple[int, int, int] = VERIFIER_CHANNELS,
-                   hidden_units: int = VERIFIER_HIDDEN) -> Probabilities:
+                   hidden_units: int = VERIFIER_HIDDEN,
+                   batch_norm: bool = False) -> Probabilities:
     """The second look: a small CNN on the colour crops, trained with PyTorch (CPU).
 
     Three 3x3 conv-ReLU-maxpool blocks (`channels`) on the 3x36x24 crop, a
     ReLU layer of `hidden_units`, a rank head (14 classes, the last "not an
-    index") and a suit head. Written as ONNX; returns a function giving the
-    exported network's (rank, suit) probabilities, to check it.
+    index") and a suit head. With `batch_norm` each convolution is followed by
+    batch normalisation while training, folded into the convolution's weights
+    in the file (the recognizer runs the same conv-ReLU-pool blocks). Written
+    as ONNX; returns a function giving the exported network's (rank, suit)
+    probabilities, to check it.
     """
     try:
         import torch
@@ -98,15 +102,17 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
     flat = c3 * (CROP_H // 8) * (CROP_W // 8)
     convs = nn.ModuleList([nn.Conv2d(3, c1, 3, padding=1), nn.Conv2d(c1, c2, 3, padding=1),
                            nn.Conv2d(c2, c3, 3, padding=1)])
+    norms = nn.ModuleList([nn.BatchNorm2d(c) if batch_norm else nn.Identity()
+                           for c in channels])
     dense = nn.Linear(flat, hidden_units)
     rank_head = nn.Linear(hidden_units, len(RANKS) + 1)
     suit_head = nn.Linear(hidden_units, len(SUITS))
     dropout = nn.Dropout(0.2)
-    modules = nn.ModuleList([convs, dense, rank_head, suit_head, dropout])
+    modules = nn.ModuleList([convs, norms, dense, rank_head, suit_head, dropout])
 
     def forward(x: Any) -> tuple[Any, Any]:
-        for conv in convs:
-            x = nn.functional.max_pool2d(torch.relu(conv(x)), 2)
+        for conv, norm in zip(convs, norms, strict=True):
+            x = nn.functional.max_pool2d(torch.relu(norm(conv(x))), 2)
         hidden = torch.relu(dense(dropout(x.flatten(1))))
         return rank_head(hidden), suit_head(hidden)
 
@@ -144,7 +150,7 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
         return np.ascontiguousarray(t.detach().numpy(), dtype=np.float32)
 
     path.write_bytes(cnn_to_onnx(
-        [ConvLayer(numpy_of(c.weight), numpy_of(c.bias)) for c in convs],
+        [folded(conv, norm, numpy_of) for conv, norm in zip(convs, norms, strict=True)],
         [DenseLayer(numpy_of(dense.weight).T, numpy_of(dense.bias))],
         {"rank": DenseLayer(numpy_of(rank_head.weight).T, numpy_of(rank_head.bias)),
          "suit": DenseLayer(numpy_of(suit_head.weight).T, numpy_of(suit_head.bias))},
@@ -168,6 +174,18 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
         return np.concatenate(out_rank), np.concatenate(out_suit)
 
     return probabilities
+
+
+def folded(conv: Any, norm: Any, numpy_of: Callable[[Any], np.ndarray]) -> ConvLayer:
+    """A convolution with the batch normalisation after it (in evaluation mode) folded in:
+    the same outputs from one convolution."""
+    weight, bias = numpy_of(conv.weight), numpy_of(conv.bias)
+    if not hasattr(norm, "running_var"):  # no normalisation
+        return ConvLayer(weight, bias)
+    scale = numpy_of(norm.weight) / np.sqrt(numpy_of(norm.running_var) + norm.eps)
+    shift = numpy_of(norm.bias) - numpy_of(norm.running_mean) * scale
+    return ConvLayer(np.ascontiguousarray(weight * scale[:, None, None, None], np.float32),
+                     np.ascontiguousarray(bias * scale + shift, np.float32))
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:

@@ -168,3 +168,25 @@ def test_keeping_the_classifier_keeps_its_file_and_its_recorded_settings(
     assert out.read_bytes() == trained
     # The settings record how the kept classifier was trained, not this run's arguments.
     assert json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))["epochs"] == 1
+
+
+def test_batch_normalisation_folded_into_a_convolution_gives_the_same_outputs() -> None:
+    from types import SimpleNamespace
+
+    folded = _tool("verifier_training").folded
+    rng = np.random.default_rng(3)
+    conv = SimpleNamespace(weight=rng.normal(size=(4, 3, 3, 3)), bias=rng.normal(size=4))
+    norm = SimpleNamespace(weight=rng.uniform(0.5, 2, 4), bias=rng.normal(size=4),
+                           running_mean=rng.normal(size=4), running_var=rng.uniform(0.1, 3, 4),
+                           eps=1e-5)
+    layer = folded(conv, norm, np.asarray)
+    patch = rng.normal(size=(3, 3, 3))  # one output pixel's input window
+    raw = (conv.weight * patch).sum(axis=(1, 2, 3)) + conv.bias
+    # Batch normalisation in evaluation mode, as PyTorch defines it.
+    expected = (raw - norm.running_mean) / np.sqrt(norm.running_var + norm.eps) * norm.weight \
+        + norm.bias
+    got = (layer.weight * patch).sum(axis=(1, 2, 3)) + layer.bias
+    assert np.allclose(got, expected, atol=1e-5)
+    # Without normalisation the convolution is kept as it is.
+    plain = folded(conv, SimpleNamespace(), np.asarray)
+    assert np.array_equal(plain.weight, conv.weight) and np.array_equal(plain.bias, conv.bias)
