@@ -87,6 +87,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=MODEL_FILE)
     parser.add_argument("--cache", type=Path, default=None,
                         help="keep the generated examples in this .npz and reuse them")
+    parser.add_argument("--min-confidence", type=float, default=0.6,
+                        help="written to the settings: the rank x suit probability a read "
+                             "needs (0.6 was chosen on the validation set, docs/vision.md)")
     parser.add_argument("--agreement", choices=AGREEMENT_RULES, default="none",
                         help="written to the settings: must the classifier and the verifier "
                              "name the same card (vision.combine)")
@@ -207,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     threshold, mlp_not = classifier_stage(args, examples, filter_path)
     info: dict[str, Any] = {
         "feature_size": FEATURE_SIZE, "ranks": RANKS + "-", "suits": SUITS,
-        "min_confidence": 0.5, "filter_model": filter_path.name,
+        "min_confidence": args.min_confidence, "filter_model": filter_path.name,
         "filter_threshold": round(threshold, 6), **classifier}
     if args.verifier_epochs > 0:
         info.update(verifier_stage(args, examples, mlp_not))

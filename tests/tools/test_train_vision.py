@@ -140,7 +140,7 @@ def test_a_small_run_writes_networks_the_recognizer_loads_and_its_cache_gives_th
     cache = tmp_path / "examples.npz"
     args = ["--designs", "classic_duplex", "--samples", "8", "--scenes", "2", "--epochs", "1",
             "--verifier-epochs", "0", "--jobs", "1", "--cache", str(cache),
-            "--agreement", "cards"]
+            "--agreement", "cards", "--min-confidence", "0.7"]
     first = tmp_path / "a" / "index_classifier.onnx"
     assert train_vision.main([*args, "--out", str(first)]) == 0
     assert cache.exists()
@@ -149,6 +149,7 @@ def test_a_small_run_writes_networks_the_recognizer_loads_and_its_cache_gives_th
     assert "verifier_model" not in info
     recognizer = Recognizer(first)
     assert recognizer.agreement == "cards" and recognizer.conflicts == "better"
+    assert info["min_confidence"] == 0.7 and recognizer.min_confidence == 0.7
     # From the cache, the same seed: the same files.
     second = tmp_path / "b" / "index_classifier.onnx"
     assert train_vision.main([*args, "--out", str(second)]) == 0
