@@ -80,7 +80,8 @@ def locate_index(card: np.ndarray, rank_box: Box, suit_box: Box) -> IndexGlyphs:
     x1 = max(rank_box[2], suit_box[2]) + margin
     y1 = max(rank_box[3], suit_box[3]) + margin
     return IndexGlyphs(rank_points, suit_point, (float(x0), float(y0), float(x1), float(y1)),
-                       tuple(float(v) for v in rank_box))  # type: ignore[arg-type]
+                       (float(rank_box[0]), float(rank_box[1]), float(rank_box[2]),
+                        float(rank_box[3])))
 
 
 

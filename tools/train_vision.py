@@ -47,6 +47,17 @@ from vision.reads import CONFLICT_RULES  # noqa: E402
 from vision.recognizer import MODEL_FILE, NOT_INDEX  # noqa: E402
 
 
+def probability(text: str) -> float:
+    """A command-line probability: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1")
+    return value
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
@@ -87,7 +98,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=MODEL_FILE)
     parser.add_argument("--cache", type=Path, default=None,
                         help="keep the generated examples in this .npz and reuse them")
-    parser.add_argument("--min-confidence", type=float, default=0.6,
+    parser.add_argument("--min-confidence", type=probability, default=0.6,
                         help="written to the settings: the rank x suit probability a read "
                              "needs (0.6 was chosen on the validation set, docs/vision.md)")
     parser.add_argument("--agreement", choices=AGREEMENT_RULES, default="none",
