@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from hwsim.dealer.shoes import seeded_shoe
@@ -34,6 +35,22 @@ def _mid_deal(journal: Path) -> bool:
         return False
 
 
+def _freeze_mid_deal(group: int, view: OutputLines, journal: Path) -> None:
+    """Stop the table's processes (SIGSTOP) with a round in the middle of its deal in
+    the journal. Play goes on between a look at the journal and the stop, so the
+    journal is looked at again once they are stopped, and play resumed if the round
+    ended meanwhile."""
+    deadline = time.monotonic() + 60
+    while True:
+        view.wait_until(lambda: _mid_deal(journal) or view.ended,
+                        "a round in the middle of its deal",
+                        max(0.1, deadline - time.monotonic()))
+        os.killpg(group, signal.SIGSTOP)
+        if view.ended or _mid_deal(journal) or time.monotonic() > deadline:
+            return
+        os.killpg(group, signal.SIGCONT)
+
+
 def test_a_simulated_table_killed_mid_round_resumes_it_exactly(tmp_path: Path) -> None:
     journal = tmp_path / "journal.sqlite"
     env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "TMPDIR": str(tmp_path)}
@@ -42,15 +59,18 @@ def test_a_simulated_table_killed_mid_round_resumes_it_exactly(tmp_path: Path) -
                "--faults", "none"]
     # Its live view draws each change of the table: the journal is looked at again
     # after each line the view writes.
-    first = subprocess.Popen([*command, "--pace", "0.02", "--view", "live"], cwd=tmp_path,
-                             env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             start_new_session=True)
+    errors = tmp_path / "first-run-errors.txt"
+    with errors.open("wb") as error_file:
+        first = subprocess.Popen([*command, "--pace", "0.02", "--view", "live"],
+                                 cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                                 stderr=error_file, start_new_session=True)
     assert first.stdout is not None
     view = OutputLines(first.stdout)
     try:
-        view.wait_until(lambda: _mid_deal(journal) or view.ended,
-                        "a round in the middle of its deal", 60)
-        assert _mid_deal(journal), "the table ended before a round was dealt"
+        _freeze_mid_deal(first.pid, view, journal)
+        assert _mid_deal(journal), (
+            f"the table ended before a round was dealt (status {first.poll()}): "
+            f"{errors.read_text(errors='replace')[-2000:]}")
     finally:
         os.killpg(first.pid, signal.SIGKILL)
         first.wait(10)
