@@ -1,7 +1,8 @@
 """Draw synthetic training decks with TrueType/OpenType fonts from Debian packages.
 
     python tools/render_font_decks.py [--out var/font-decks] [--height 360] [--seed 1]
-                                      [--count 69] [--decks NAME ...] [--no-install] [--list]
+                                      [--count N] [--decks NAME ...] [--no-install] [--list]
+    python tools/render_font_decks.py --validation   # into var/font-val-decks
 
 Writes OUT/<deck>/<CARD>.png (CARD = rank in "A23456789TJQK" + suit in "SHDC",
 e.g. TD.png), OUT/<deck>/back.png, OUT/<deck>/deck.json (with the index boxes
@@ -10,7 +11,10 @@ read like the real decks of tools/render_deck_corpus.py. Each deck takes its
 rank glyphs from one font; the same seed and installed fonts give the same
 images. Missing font packages are installed with apt-get (not with
 --no-install; decks whose fonts are then missing are left out and listed).
-The generator and deck table live in `hwsim.camera.font_decks`.
+The generator and deck table live in `hwsim.camera.font_decks`. With
+--validation it draws the `fontval-` decks of the faces no training deck uses
+(`font_catalogue.VALIDATION_FACES`), to choose between trained networks on
+glyph shapes they never saw.
 """
 
 from __future__ import annotations
@@ -32,21 +36,31 @@ class _Parser(argparse.ArgumentParser):
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = _Parser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=Path("var/font-decks"))
+    parser.add_argument("--out", type=Path, default=None,
+                        help="default var/font-decks (var/font-val-decks with --validation)")
     parser.add_argument("--height", type=int, default=font_decks.DEFAULT_HEIGHT,
                         help=f"card height in pixels (at least {font_decks.MIN_HEIGHT})")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    parser.add_argument("--count", type=int, default=DEFAULT_COUNT, help="decks to plan")
+    parser.add_argument("--count", type=int, default=None,
+                        help=f"decks to plan (default one a face: {DEFAULT_COUNT}, "
+                             f"{len(catalogue.VALIDATION_FACES)} with --validation)")
+    parser.add_argument("--validation", action="store_true",
+                        help="the decks of the faces kept out of training")
     parser.add_argument("--decks", nargs="+", metavar="NAME", help="only these planned decks")
     parser.add_argument("--no-install", action="store_true",
                         help="do not apt-get install the missing font packages")
     parser.add_argument("--list", action="store_true",
                         help="print the planned decks and their fonts, draw nothing")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.out is None:
+        args.out = Path("var/font-val-decks" if args.validation else "var/font-decks")
+    if args.count is None:
+        args.count = len(catalogue.VALIDATION_FACES) if args.validation else DEFAULT_COUNT
+    return args
 
 
-def print_list(seed: int, count: int) -> None:
-    for style in plan(seed, count):
+def print_list(seed: int, count: int, validation: bool) -> None:
+    for style in plan(seed, count, validation):
         suit = style.suit_face.face.path.name if style.suit_face else "polygon pips"
         missing = font_decks.missing_fonts(style)
         state = f"missing {missing[0].package}" if missing else "ready"
@@ -62,9 +76,9 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--height must be at least {font_decks.MIN_HEIGHT} px, "
                              f"not {args.height}")
         if args.list:
-            print_list(args.seed, args.count)
+            print_list(args.seed, args.count, args.validation)
             return 0
-        styles = font_decks.select(plan(args.seed, args.count), args.decks)
+        styles = font_decks.select(plan(args.seed, args.count, args.validation), args.decks)
         packages = tuple(sorted({f.package for s in styles for f in font_decks.deck_fonts(s)}))
         still_missing = catalogue.ensure_packages(not args.no_install, packages)
         if still_missing:
@@ -73,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{' '.join(still_missing)})", file=sys.stderr)
         start = time.monotonic()
         doc = font_decks.render_font_decks(args.out, args.seed, args.count, args.height,
-                                           args.decks, log=print)
+                                           args.decks, log=print, validation=args.validation)
         print(f"{len(doc['decks'])} font decks in {args.out} "
               f"({time.monotonic() - start:.0f} s), {len(doc['left_out'])} left out")
         if not doc["decks"]:

@@ -152,6 +152,38 @@ def test_the_plan_varies_fonts_and_keeps_each_deck_whatever_the_count() -> None:
     assert any(d.suit_face is None for d in decks) and any(d.suit_face for d in decks)
 
 
+def test_the_validation_decks_are_drawn_with_faces_no_training_deck_uses() -> None:
+    training = {face.path for face in FACES}
+    validation = plan(SEED, len(font_catalogue.VALIDATION_FACES), validation=True)
+    assert {d.face.path for d in validation} == {f.path for f in font_catalogue.VALIDATION_FACES}
+    assert not training & {d.face.path for d in validation}
+    assert all(d.name.startswith("fontval-") for d in validation)
+    assert not any(d.name.startswith("fontval-") for d in plan(SEED, len(FACES)))
+
+
+def test_the_tool_lists_the_validation_decks(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _tool().main(["--validation", "--list"]) == 0
+    names = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    assert len(names) == len(font_catalogue.VALIDATION_FACES)
+    assert all(name.startswith("fontval-") for name in names)
+
+
+def test_a_free_form_copyright_file_names_its_licence(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for package, text in (
+            ("fonts-a", "Copyright (C) 2002 Someone\n\nYou are free to distribute this "
+                        "software under the terms of the GNU General\nPublic License.\n"),
+            ("fonts-b", "This Font Software is licensed under the SIL Open Font License, "
+                        "Version 1.0.\n")):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "copyright").write_text(text)
+    monkeypatch.setattr(font_catalogue, "DOC_ROOT", tmp_path)
+    font_licence.cache_clear()
+    assert font_licence("fonts-a", Path("/usr/share/fonts/a/A.ttf")) == "GPL-2"
+    assert font_licence("fonts-b", Path("/usr/share/fonts/b/B.otf")) == "OFL-1.0"
+    font_licence.cache_clear()
+
+
 def test_a_fonts_licence_is_read_from_its_packages_copyright_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "fonts-x").mkdir()
@@ -235,7 +267,8 @@ def test_the_docs_name_every_font_package_with_its_licence() -> None:
     rows = dict(line.strip("| ").split(" | ") for line in section.splitlines()
                 if line.startswith("| fonts-"))
     assert sorted(rows) == sorted(font_catalogue.PACKAGES)
-    for face in (*FACES, *(s.face for s in font_catalogue.SUIT_FACES)):
+    for face in (*FACES, *font_catalogue.VALIDATION_FACES,
+                 *(s.face for s in font_catalogue.SUIT_FACES)):
         if face.installed:
             assert rows[face.package] == font_licence(face.package, face.path), face.package
 

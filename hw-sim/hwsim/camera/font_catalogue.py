@@ -102,6 +102,50 @@ FACES: tuple[FontFace, ...] = tuple([
     *_faces("fonts-gfs-didot", _O / "didot", "serif", "GFSDidotBold.otf"),
     *_faces("fonts-sil-andika", _T / "andika", "sans", "Andika-Bold.ttf"),
     *_faces("fonts-stix", _O / "stix", "serif", "STIXGeneral-Bold.otf"),
+    # Book and display faces of other foundries: more shapes of each numeral and letter.
+    *_faces("fonts-adf-accanthis", _T / "adf", "serif", "AccanthisADFStd-Bold.otf"),
+    *_faces("fonts-adf-baskervald", _T / "adf", "serif", "BaskervaldADFStd-Heavy.otf"),
+    *_faces("fonts-adf-berenis", _T / "adf", "serif", "BerenisADFPro-Bold.otf"),
+    *_faces("fonts-adf-gillius", _T / "adf", "sans", "GilliusADF-Bold.otf"),
+    *_faces("fonts-adf-ikarius", _T / "adf", "serif", "IkariusADFStd-Bold.otf"),
+    *_faces("fonts-adf-libris", _T / "adf", "sans", "LibrisADFStd-Bold.otf"),
+    *_faces("fonts-adf-mekanus", _T / "adf", "sans", "MekanusADFStd-Bold.otf"),
+    *_faces("fonts-adf-romande", _T / "adf", "serif", "RomandeADFStd-DemiBold.otf"),
+    *_faces("fonts-adf-switzera", _T / "adf", "sans", "SwitzeraADF-Bold.otf"),
+    *_faces("fonts-adf-tribun", _T / "adf", "serif", "TribunADFStd-Bold.otf"),
+    *_faces("fonts-adf-universalis", _T / "adf", "sans", "UniversalisADFStd-Bold.otf"),
+    *_faces("fonts-oldstandard", _T / "fonts-oldstandard", "serif", "OldStandard-Bold.ttf"),
+    *_faces("fonts-goudybookletter", _O / "sortsmill", "serif", "GoudyBookletter1911.otf"),
+    *_faces("fonts-cmu", _T / "cmu", "serif", "cmunbx.ttf"),
+    *_faces("fonts-junicode", _O / "junicode", "serif", "JunicodeTwoBeta-Bold.otf"),
+    *_faces("fonts-yanone-kaffeesatz", _O / "yanone-kaffeesatz", "condensed",
+            "YanoneKaffeesatz-Bold.otf"),
+    *_faces("fonts-league-spartan", _O / "league-spartan", "sans", "LeagueSpartan-Bold.otf"),
+    *_faces("fonts-tuffy", _T / "tuffy", "sans", "Tuffy_Bold.ttf"),
+    *_faces("fonts-radisnoir", _O / "radisnoir", "sans", "RadisSans-medium.otf"),
+    *_faces("fonts-sil-charis", _T / "charis", "serif", "CharisSIL-Bold.ttf"),
+    *_faces("fonts-gfs-artemisia", _O / "artemisia", "serif", "GFSArtemisiaBold.otf"),
+    *_faces("fonts-gfs-neohellenic", _O / "neohellenic", "sans", "GFSNeohellenicBold.otf"),
+    *_faces("fonts-dustin", _T / "dustin", "serif", "Dustismo_Roman_Bold.ttf"),
+    *_faces("fonts-dustin", _T / "dustin", "sans", "Dustismo.ttf"),
+    *_faces("fonts-inter", _O / "inter", "sans", "Inter-Bold.otf"),
+    *_faces("fonts-sil-gentiumplus", _T / "gentiumplus", "serif", "GentiumPlus-Bold.ttf"),
+    *_faces("fonts-averia-serif-gwf", _T / "averia-gwf", "serif", "AveriaSerifGWF-Bold.ttf"),
+    *_faces("fonts-averia-sans-gwf", _T / "averia-gwf", "sans", "AveriaSansGWF-Bold.ttf"),
+    *_faces("fonts-lobster", _O / "lobster", "script", "lobster.otf"),
+])
+
+# Faces no training deck is drawn with: decks of these (`fontval-` decks, drawn by
+# `tools/render_font_decks.py --validation`) measure how the networks read numerals
+# and letters of shapes they never saw, without touching the held-out real decks.
+VALIDATION_FACES: tuple[FontFace, ...] = tuple([
+    *_faces("fonts-adf-irianis", _T / "adf", "serif", "IrianisADFStd-Bold.otf"),
+    *_faces("fonts-adf-verana", _T / "adf", "serif", "Verana-Bold.otf"),
+    *_faces("fonts-gfs-theokritos", _O / "theokritos", "serif", "GFSTheokritos.otf"),
+    *_faces("fonts-humor-sans", _T / "humor-sans", "script", "Humor-Sans.ttf"),
+    *_faces("fonts-jura", _O / "jura", "sans", "Jura-Bold.otf"),
+    *_faces("fonts-bebas-neue", _O / "bebas-neue", "condensed", "BebasNeue-Bold.otf"),
+    *_faces("fonts-lobstertwo", _O / "lobstertwo", "script", "LobsterTwo-Bold.otf"),
 ])
 
 
@@ -127,7 +171,7 @@ SUIT_FACES: tuple[SuitFace, ...] = (
     SuitFace(FontFace("fonts-stix", _O / "stix/STIXGeneral-Regular.otf", "symbols"), True),
 )
 
-PACKAGES: tuple[str, ...] = tuple(sorted({f.package for f in FACES}
+PACKAGES: tuple[str, ...] = tuple(sorted({f.package for f in (*FACES, *VALIDATION_FACES)}
                                          | {s.face.package for s in SUIT_FACES}))
 
 
@@ -170,8 +214,11 @@ def ensure_packages(install: bool = True, packages: tuple[str, ...] = PACKAGES) 
 
 # Copyright files that are not machine-readable: the licence their text states.
 _FREE_FORM = (("SIL Open Font License, Version 1.1", "OFL-1.1"),
+              ("SIL Open Font License, Version 1.0", "OFL-1.0"),
               ("GNU General Public License v.2 with the exceptions",
-               "GPL-2 with font embedding exception"))
+               "GPL-2 with font embedding exception"),
+              ("distribute this software under the terms of the GNU General Public License",
+               "GPL-2"))
 
 
 def _paragraphs(text: str) -> list[dict[str, str]]:

@@ -15,7 +15,13 @@ from typing import Literal
 
 import numpy as np
 
-from hwsim.camera.font_catalogue import FACES, SUIT_FACES, FontFace, SuitFace
+from hwsim.camera.font_catalogue import (
+    FACES,
+    SUIT_FACES,
+    VALIDATION_FACES,
+    FontFace,
+    SuitFace,
+)
 
 Colour = tuple[int, int, int]  # BGR
 Border = Literal["none", "line", "double", "frame"]
@@ -107,11 +113,12 @@ def _art(rng: np.random.Generator, red: Colour) -> tuple[Colour, Colour, Colour]
     return (blue, gold, third)
 
 
-def plan_deck(seed: int, number: int) -> DeckStyle:
-    """Deck `number` of the plan of `seed`."""
+def plan_deck(seed: int, number: int, faces: tuple[FontFace, ...] = FACES,
+              prefix: str = "font") -> DeckStyle:
+    """Deck `number` of the plan of `seed` over `faces`, named `<prefix>-NN-<face>`."""
     rng = np.random.default_rng([seed, number])
-    order = np.random.default_rng([seed]).permutation(len(FACES))
-    face = FACES[int(order[number % len(FACES)])]
+    order = np.random.default_rng([seed]).permutation(len(faces))
+    face = faces[int(order[number % len(faces)])]
     kind = rng.random()
     suit_face = None if kind < 0.3 else SUIT_FACES[int(rng.integers(len(SUIT_FACES)))]
     outline = bool(suit_face is not None and suit_face.outline and rng.random() < 0.2)
@@ -129,7 +136,7 @@ def plan_deck(seed: int, number: int) -> DeckStyle:
     red, black = _reds(rng), _blacks(rng)
     condensed = face.kind == "condensed"
     return DeckStyle(
-        name=f"font-{number:02d}-{face.name}",
+        name=f"{prefix}-{number:02d}-{face.name}",
         face=face, suit_face=suit_face, outline_suits=outline,
         aspect=aspect,
         corner_radius=float(rng.uniform(0.03, 0.08)),
@@ -158,8 +165,11 @@ def plan_deck(seed: int, number: int) -> DeckStyle:
     )
 
 
-def plan(seed: int = DEFAULT_SEED, count: int = DEFAULT_COUNT) -> list[DeckStyle]:
-    """The `count` decks of `seed` (faces taken in a seeded order, all before any twice)."""
+def plan(seed: int = DEFAULT_SEED, count: int = DEFAULT_COUNT,
+         validation: bool = False) -> list[DeckStyle]:
+    """The `count` decks of `seed` (faces taken in a seeded order, all before any twice);
+    with `validation`, the `fontval-` decks of the faces kept out of training."""
     if count < 1:
         raise ValueError(f"the deck count must be at least 1, not {count}")
-    return [plan_deck(seed, number) for number in range(count)]
+    faces, prefix = (VALIDATION_FACES, "fontval") if validation else (FACES, "font")
+    return [plan_deck(seed, number, faces, prefix) for number in range(count)]

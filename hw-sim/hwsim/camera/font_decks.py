@@ -35,6 +35,7 @@ DEFAULT_HEIGHT = 360
 MIN_HEIGHT = 200
 GENERATOR = "font-decks/1"
 GROUP = "font"
+VALIDATION_GROUP = "font-validation"  # faces never trained on
 
 
 def deck_fonts(style: DeckStyle) -> list[FontFace]:
@@ -148,7 +149,8 @@ def select(styles: list[DeckStyle], names: Iterable[str] | None) -> list[DeckSty
 
 def render_font_decks(out: Path | str, seed: int = DEFAULT_SEED, count: int = DEFAULT_COUNT,
                       height: int = DEFAULT_HEIGHT, names: Iterable[str] | None = None,
-                      log: Callable[[str], None] | None = None) -> dict[str, Any]:
+                      log: Callable[[str], None] | None = None,
+                      validation: bool = False) -> dict[str, Any]:
     """Draw the planned decks (all, or `names`) whose fonts are installed; write the manifest.
 
     The manifest lists every deck of the plan drawn in `out` at this height (by this run
@@ -159,7 +161,7 @@ def render_font_decks(out: Path | str, seed: int = DEFAULT_SEED, count: int = DE
         raise ValueError(f"--height must be at least {MIN_HEIGHT} px, not {height}")
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
-    planned = plan(seed, count)
+    planned = plan(seed, count, validation)
     chosen = select(planned, names)
     decks: dict[str, Any] = {}
     left_out: dict[str, str] = {}
@@ -183,7 +185,8 @@ def render_font_decks(out: Path | str, seed: int = DEFAULT_SEED, count: int = DE
                 decks[style.name] = earlier
     decks = dict(sorted(decks.items()))
     packages = sorted({f["package"] for e in decks.values() for f in e["fonts"]})
-    doc = {"format": FORMAT, "card_height": height, "generator": GENERATOR, "group": GROUP,
+    group = VALIDATION_GROUP if validation else GROUP
+    doc = {"format": FORMAT, "card_height": height, "generator": GENERATOR, "group": group,
            "seed": seed, "count": count, "renderer": _renderer(),
            "font_packages": {p: package_version(p) for p in packages},
            "decks": decks, "left_out": left_out}
