@@ -215,7 +215,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--n-per-deck", type=int, default=40, help="scenes per deck")
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--decks", nargs="+", default=list(HELD_OUT_DECKS),
-                        help="decks of the corpus (default: the held-out decks)")
+                        help="decks of the corpus (default: the held-out decks), or "
+                             "font-drawn decks of $TABLECTL_FONT_DECKS")
     parser.add_argument("--model", type=Path, default=None,
                         help="classifier .onnx (default: the shipped one)")
     parser.add_argument("--no-candidates", action="store_true",
@@ -237,7 +238,10 @@ def main(argv: Sequence[str] | None = None) -> int:
               "about unseen designs")
     from hwsim.camera.deck_corpus import ensure_corpus
 
-    ensure_corpus(corpus_folder(), decks=args.decks)
+    # Font-drawn decks (e.g. the fontval- decks) come from $TABLECTL_FONT_DECKS, drawn
+    # by tools/render_font_decks.py; the corpus renders the real ones it lacks.
+    font_decks = {d for d in args.decks if d.startswith(("font-", "fontval-"))}
+    ensure_corpus(corpus_folder(), decks=[d for d in args.decks if d not in font_decks])
     recognizer = load_recognizer(args.model)
     one_core()
     # Interleave decks scene by scene so each deck sees the same range of conditions.

@@ -223,6 +223,21 @@ def test_a_closed_output_ends_with_a_message(argv: list[str], tmp_path: Path) ->
         "was closed before everything was written"], err
 
 
+def _where_it_is(pid: int) -> str:
+    """What the kernel says a process is doing: its state, threads, and where each
+    thread waits (for a failure message)."""
+    proc = Path(f"/proc/{pid}")
+    try:
+        status = dict(line.split(":\t", 1) for line in
+                      (proc / "status").read_text().splitlines() if ":\t" in line)
+        waits = [(task / "wchan").read_text() for task in sorted((proc / "task").iterdir())]
+    except OSError as error:
+        return f"no /proc view ({error})"
+    return (f"state {status.get('State', '?')}, {status.get('Threads', '?')} threads "
+            f"waiting in {waits}, signals blocked {status.get('SigBlk', '?')} "
+            f"ignored {status.get('SigIgn', '?')} caught {status.get('SigCgt', '?')}")
+
+
 def test_the_simulators_camera_stops_on_sigint_in_one_line(tmp_path: Path) -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "hwsim", "camera", "scenes", "--out", str(tmp_path / "scenes"),
@@ -236,7 +251,11 @@ def test_the_simulators_camera_stops_on_sigint_in_one_line(tmp_path: Path) -> No
         OutputLines(process.stdout).wait_for_line(lambda line: "scenes written" in line,
                                                   "the first scenes written", 120)
         process.send_signal(signal.SIGINT)
-        process.wait(60)
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running 60 s after SIGINT; {_where_it_is(process.pid)}; "
+                        f"errors: {''.join(errors.lines)[-1000:]}")
         errors.wait_until(lambda: errors.ended, "the end of its errors", 10)
         err = "".join(errors.lines)
     finally:
