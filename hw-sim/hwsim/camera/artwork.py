@@ -58,10 +58,12 @@ BACKS_SHOWING_FACES: frozenset[str] = frozenset({"kde-nicu-white", "kde-nicu-orn
 CORPUS_ENV = "TABLECTL_DECK_CORPUS"
 DEFAULT_CORPUS = Path("var/deck-corpus")
 # Synthetic decks drawn with fonts (tools/render_font_decks.py) are a corpus of their own,
-# for training only; their names start with FONT_DECK_PREFIX.
+# for training only; their names start with one of FONT_DECK_PREFIXES ("fontval-": the
+# decks of the faces kept out of training, for validation).
 FONT_DECKS_ENV = "TABLECTL_FONT_DECKS"
 DEFAULT_FONT_DECKS = Path("var/font-decks")
-FONT_DECK_PREFIX = "font-"
+FONT_DECK_PREFIX = "font-"  # the training decks
+FONT_DECK_PREFIXES = (FONT_DECK_PREFIX, "fontval-")
 
 Box = tuple[float, float, float, float]
 
@@ -86,8 +88,8 @@ class ArtworkDeck:
     @classmethod
     def named(cls, name: str, corpus: Path | None = None) -> ArtworkDeck:
         """Deck `name` of `corpus` (default: the real deck corpus, or the font decks'
-        folder for a name starting with "font-")."""
-        drawn = name.startswith(FONT_DECK_PREFIX)
+        folder for a name starting with "font-" or "fontval-")."""
+        drawn = name.startswith(FONT_DECK_PREFIXES)
         root = corpus if corpus is not None else (font_decks_folder() if drawn
                                                    else corpus_folder())
         folder = root / name
