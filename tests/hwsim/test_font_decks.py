@@ -152,6 +152,17 @@ def test_the_plan_varies_fonts_and_keeps_each_deck_whatever_the_count() -> None:
     assert any(d.suit_face is None for d in decks) and any(d.suit_face for d in decks)
 
 
+def test_faces_added_to_the_catalogue_leave_the_first_decks_as_they_were() -> None:
+    from hwsim.camera.font_deck_style import FIRST_CATALOGUE, plan_deck
+
+    # The catalogue as it was (its first faces alone) plans the same first decks.
+    for number in range(FIRST_CATALOGUE):
+        assert (plan_deck(SEED, number, FACES[:FIRST_CATALOGUE])
+                == plan_deck(SEED, number, FACES)), number
+    later = plan(SEED, len(FACES))[FIRST_CATALOGUE:]
+    assert {d.face.path for d in later} == {f.path for f in FACES[FIRST_CATALOGUE:]}
+
+
 def test_the_validation_decks_are_drawn_with_faces_no_training_deck_uses() -> None:
     training = {face.path for face in FACES}
     validation = plan(SEED, len(font_catalogue.VALIDATION_FACES), validation=True)

@@ -28,6 +28,9 @@ Border = Literal["none", "line", "double", "frame"]
 Court = Literal["figure", "letter"]
 Back = Literal["lattice", "dots", "stripes"]
 DEFAULT_COUNT = len(FACES)  # one deck per face
+# The faces of the first catalogue (FACES[:69]): the decks the shipped networks were
+# trained on (`--count 69`), the same whatever faces come after them.
+FIRST_CATALOGUE = 69
 DEFAULT_SEED = 1
 
 
@@ -113,12 +116,22 @@ def _art(rng: np.random.Generator, red: Colour) -> tuple[Colour, Colour, Colour]
     return (blue, gold, third)
 
 
+def face_of(seed: int, number: int, faces: tuple[FontFace, ...], first: int) -> FontFace:
+    """The face of deck `number`: decks 0 to `first` - 1 take `faces[:first]` in a
+    seeded order, the decks after them the rest, so faces added to the end of the
+    catalogue leave the earlier decks as they were."""
+    number %= len(faces)
+    if number < first:
+        return faces[int(np.random.default_rng([seed]).permutation(first)[number])]
+    order = np.random.default_rng([seed, first]).permutation(len(faces) - first)
+    return faces[first + int(order[number - first])]
+
+
 def plan_deck(seed: int, number: int, faces: tuple[FontFace, ...] = FACES,
-              prefix: str = "font") -> DeckStyle:
+              prefix: str = "font", first: int = FIRST_CATALOGUE) -> DeckStyle:
     """Deck `number` of the plan of `seed` over `faces`, named `<prefix>-NN-<face>`."""
     rng = np.random.default_rng([seed, number])
-    order = np.random.default_rng([seed]).permutation(len(faces))
-    face = faces[int(order[number % len(faces)])]
+    face = face_of(seed, number, faces, min(first, len(faces)))
     kind = rng.random()
     suit_face = None if kind < 0.3 else SUIT_FACES[int(rng.integers(len(SUIT_FACES)))]
     outline = bool(suit_face is not None and suit_face.outline and rng.random() < 0.2)
@@ -171,5 +184,7 @@ def plan(seed: int = DEFAULT_SEED, count: int = DEFAULT_COUNT,
     with `validation`, the `fontval-` decks of the faces kept out of training."""
     if count < 1:
         raise ValueError(f"the deck count must be at least 1, not {count}")
-    faces, prefix = (VALIDATION_FACES, "fontval") if validation else (FACES, "font")
-    return [plan_deck(seed, number, faces, prefix) for number in range(count)]
+    if validation:
+        return [plan_deck(seed, number, VALIDATION_FACES, "fontval", len(VALIDATION_FACES))
+                for number in range(count)]
+    return [plan_deck(seed, number) for number in range(count)]
