@@ -8,7 +8,6 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
