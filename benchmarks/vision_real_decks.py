@@ -237,12 +237,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"warning: the model was trained on {leaked}; their figures prove nothing "
               "about unseen designs")
     from hwsim.camera.artwork import FONT_DECK_PREFIXES
+    from hwsim.camera.dataset import resolve_designs
     from hwsim.camera.deck_corpus import ensure_corpus
 
     # Font-drawn decks (e.g. the fontval- decks) come from $TABLECTL_FONT_DECKS, drawn
     # by tools/render_font_decks.py; the corpus renders the real ones it lacks.
-    font_decks = {d for d in args.decks if d.startswith(FONT_DECK_PREFIXES)}
-    ensure_corpus(corpus_folder(), decks=[d for d in args.decks if d not in font_decks])
+    font_decks = [d for d in args.decks if d.startswith(FONT_DECK_PREFIXES)]
+    try:
+        resolve_designs(font_decks)
+        ensure_corpus(corpus_folder(), decks=[d for d in args.decks if d not in font_decks])
+    except ValueError as error:
+        parser.error(str(error))
     recognizer = load_recognizer(args.model)
     one_core()
     # Interleave decks scene by scene so each deck sees the same range of conditions.

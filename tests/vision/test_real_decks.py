@@ -148,3 +148,19 @@ def test_an_enrolled_card_the_networks_surely_read_as_another_is_unknown(
     house.network_veto = 1.01
     unvetoed = [d.card for d in Recognizer(house_deck=house).detect(scene.image, layout)]
     assert {"KH", "QH"} & set(unvetoed), unvetoed
+
+
+@pytest.mark.parametrize("deck", ["fontval-00-bebasneue-bold", "no-such-deck"])
+def test_the_benchmark_names_a_deck_it_cannot_read_in_one_line(deck: str,
+                                                               tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "vision_real_decks.py"
+    env = {**os.environ, "TABLECTL_FONT_DECKS": str(tmp_path / "no-font-decks")}
+    done = subprocess.run([sys.executable, str(script), "--n-per-deck", "1", "--decks", deck],
+                          capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert deck in done.stderr.splitlines()[-1]

@@ -95,6 +95,8 @@ class ArtworkDeck:
         folder = root / name
         if not (folder / "AS.png").is_file():
             tool = "render_font_decks.py" if drawn else "render_deck_corpus.py"
+            if name.startswith("fontval-"):
+                tool += " --validation"
             raise ValueError(f"deck {name!r} is not in the corpus {root}: render it with "
                              f"python tools/{tool} --out {root} --decks {name}")
         return cls(name, folder)
