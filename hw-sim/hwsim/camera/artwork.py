@@ -63,7 +63,8 @@ DEFAULT_CORPUS = Path("var/deck-corpus")
 FONT_DECKS_ENV = "TABLECTL_FONT_DECKS"
 DEFAULT_FONT_DECKS = Path("var/font-decks")
 FONT_DECK_PREFIX = "font-"  # the training decks
-FONT_DECK_PREFIXES = (FONT_DECK_PREFIX, "fontval-")
+FONT_VALIDATION_PREFIX = "fontval-"  # the decks of the faces kept out of training
+FONT_DECK_PREFIXES = (FONT_DECK_PREFIX, FONT_VALIDATION_PREFIX)
 
 Box = tuple[float, float, float, float]
 
@@ -95,7 +96,7 @@ class ArtworkDeck:
         folder = root / name
         if not (folder / "AS.png").is_file():
             tool = "render_font_decks.py" if drawn else "render_deck_corpus.py"
-            if name.startswith("fontval-"):
+            if name.startswith(FONT_VALIDATION_PREFIX):
                 tool += " --validation"
             raise ValueError(f"deck {name!r} is not in the corpus {root}: render it with "
                              f"python tools/{tool} --out {root} --decks {name}")
