@@ -37,12 +37,22 @@ AUGMENT_STRETCH = 0.08
 AUGMENT_TURN_DEG = 6.0
 AUGMENT_SHIFT = (0.10, 0.07)
 AUGMENT_BLUR_SHARE = 0.3
+# Glyph-shape spoiling at `shape` 1 (`--verifier-shape`): slant (a shear, as a
+# share of the height), a smooth random warp (coarse displacements, in crop
+# pixels) and a stroke made bolder or lighter (a share of a 3x3 min or max
+# filter mixed in), so that numerals of a face never trained on look like
+# numerals of the same rank rather than like one memorised face.
+SHAPE_SLANT = 0.25
+SHAPE_WARP_PX = 0.6
+SHAPE_WARP_GRID = (7, 5)  # rows, columns of the coarse displacement field
+SHAPE_STROKE = 0.6
 
 Probabilities = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
-def augment(x: Any, generator: Any) -> Any:
-    """A batch of verifier inputs (n, 3, H, W) spoiled at random, each crop its own way."""
+def augment(x: Any, generator: Any, shape: float = 0.0) -> Any:
+    """A batch of verifier inputs (n, 3, H, W) spoiled at random, each crop its own way;
+    with `shape` > 0 the glyphs' shapes too (`shape_spoiled`)."""
     import torch
     from torch import nn
 
@@ -61,7 +71,10 @@ def augment(x: Any, generator: Any) -> Any:
         torch.stack([sin * scale / aspect, cos * scale / stretch, uniform(AUGMENT_SHIFT[1])], 1),
     ], 1)
     grid = nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
-    x = nn.functional.grid_sample(x, grid, padding_mode="border", align_corners=False)
+    if shape > 0:
+        x = shape_spoiled(x, grid, generator, shape)
+    else:
+        x = nn.functional.grid_sample(x, grid, padding_mode="border", align_corners=False)
     # Now and then a blur of random strength (a 3x3 box mixed in).
     blurred = nn.functional.avg_pool2d(x, 3, stride=1, padding=1, count_include_pad=False)
     mix = (torch.rand(n, 1, 1, 1, generator=generator) < AUGMENT_BLUR_SHARE) * torch.rand(
@@ -74,10 +87,67 @@ def augment(x: Any, generator: Any) -> Any:
     return x + 0.03 * torch.randn(x.shape, generator=generator)
 
 
+def shape_spoiled(x: Any, grid: Any, generator: Any, shape: float) -> Any:
+    """The crops sampled on `grid` slanted and warped, their strokes made bolder or lighter.
+
+    Draws from `generator` only here, so a run without shape spoiling draws
+    exactly what it did before there was any.
+    """
+    import torch
+    from torch import nn
+
+    n, _, height, width = x.shape
+    slant = SHAPE_SLANT * shape * (2 * torch.rand(n, generator=generator) - 1)
+    rows, cols = SHAPE_WARP_GRID
+    coarse = torch.randn(n, 2, rows, cols, generator=generator) * (SHAPE_WARP_PX * shape)
+    warped = warp_grid(slant_grid(grid, slant, height, width), coarse)
+    x = nn.functional.grid_sample(x, warped, padding_mode="border", align_corners=False)
+    stroke = SHAPE_STROKE * shape * (2 * torch.rand(n, generator=generator) - 1)
+    return stroke_changed(x, stroke)
+
+
+def slant_grid(grid: Any, slant: Any, height: int, width: int) -> Any:
+    """A sampling grid (n, H, W, 2) sheared by `slant` (n,) crop pixels across per pixel
+    down: a vertical stroke comes out leaning that much."""
+    sheared = grid.clone()
+    # Normalised coordinates: x spans 2 over `width` pixels, y 2 over `height`.
+    sheared[..., 0] = grid[..., 0] + slant[:, None, None] * grid[..., 1] * (height / width)
+    return sheared
+
+
+def warp_grid(grid: Any, coarse: Any) -> Any:
+    """A sampling grid (n, H, W, 2) moved by a smooth field: `coarse` (n, 2, rows, cols)
+    displacements in crop pixels (x, y), interpolated over the crop."""
+    from torch import nn
+
+    height, width = grid.shape[1:3]
+    field = nn.functional.interpolate(coarse, size=(height, width), mode="bicubic",
+                                      align_corners=True)
+    moved = grid.clone()
+    moved[..., 0] = grid[..., 0] + field[:, 0] * (2 / width)
+    moved[..., 1] = grid[..., 1] + field[:, 1] * (2 / height)
+    return moved
+
+
+def stroke_changed(x: Any, stroke: Any) -> Any:
+    """Crops (n, 3, H, W) with their ink bolder (`stroke` > 0) or lighter (< 0), by that
+    share (n,) of a 3x3 minimum or maximum filter mixed in.
+
+    Ink is darker than the card in every channel the network sees, so the
+    minimum widens a stroke by a pixel each side and the maximum narrows it.
+    """
+    from torch import nn
+
+    amount = stroke[:, None, None, None]
+    bolder = -nn.functional.max_pool2d(-x, 3, stride=1, padding=1)
+    lighter = nn.functional.max_pool2d(x, 3, stride=1, padding=1)
+    return x + amount.clamp(min=0) * (bolder - x) + (-amount).clamp(min=0) * (lighter - x)
+
+
 def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: int,
                    epochs: int, path: Path, channels: tuple[int, int, int] = VERIFIER_CHANNELS,
                    hidden_units: int = VERIFIER_HIDDEN,
-                   batch_norm: bool = False) -> Probabilities:
+                   batch_norm: bool = False, shape: float = 0.0) -> Probabilities:
     """The second look: a small CNN on the colour crops, trained with PyTorch (CPU).
 
     Three 3x3 conv-ReLU-maxpool blocks (`channels`) on the 3x36x24 crop, a
@@ -85,7 +155,8 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
     index") and a suit head. With `batch_norm` each convolution is followed by
     batch normalisation while training, folded into the convolution's weights
     in the file (the recognizer runs the same conv-ReLU-pool blocks). Written
-    as ONNX; returns a function giving the exported network's (rank, suit)
+    as ONNX. `shape` is the strength of the glyph-shape spoiling (0: none).
+    Returns a function giving the exported network's (rank, suit)
     probabilities, to check it.
     """
     try:
@@ -132,7 +203,7 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
         for start in range(0, order.numel(), batch):
             chunk = order[start:start + batch]
             with torch.no_grad():
-                x = augment(inputs[chunk], generator)
+                x = augment(inputs[chunk], generator, shape)
             rank_logits, suit_logits = forward(x)
             loss = rank_loss(rank_logits, rank_t[chunk])
             if bool((suit_t[chunk] >= 0).any()):
