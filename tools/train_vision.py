@@ -107,6 +107,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--agreement", choices=AGREEMENT_RULES, default="none",
                         help="written to the settings: must the classifier and the verifier "
                              "name the same card (vision.combine)")
+    parser.add_argument("--ensemble", nargs="+", default=[], metavar="FOLDER",
+                        help="written to the settings: folders beside --out holding the "
+                             "other members' classifier and verifier (each trained by this "
+                             "script with --out FOLDER/index_classifier.onnx); their readings "
+                             "are combined with this run's (vision.members)")
     parser.add_argument("--conflicts", choices=CONFLICT_RULES, default="better",
                         help="written to the settings: how a card's two corners read as "
                              "different cards are settled (vision.reads)")
@@ -230,6 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.verifier_epochs > 0:
         info.update(verifier_stage(args, examples, mlp_not))
     info.update({"agreement": args.agreement, "conflicts": args.conflicts})
+    if args.ensemble:
+        info["ensemble"] = list(args.ensemble)
     info_path.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KiB) and {info_path.name}")
     return 0

@@ -26,6 +26,21 @@ def geometric_mean(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return result
 
 
+def ensemble_mean(tables: list[np.ndarray]) -> np.ndarray:
+    """One reading from several networks of the same kind (an ensemble's members): the
+    row-normalised geometric mean of their probability tables; one table is kept as it is.
+
+    A class one member rules out (probability near 0) stays unlikely whatever the
+    others say, so members that disagree leave no class sure.
+    """
+    if len(tables) == 1:
+        return tables[0]
+    logs = np.mean([np.log(np.maximum(t, 1e-12)) for t in tables], axis=0)
+    mean = np.exp(logs - logs.max(axis=1, keepdims=True))
+    result: np.ndarray = mean / mean.sum(axis=1, keepdims=True)
+    return result
+
+
 def disagree(rule: str, first: tuple[np.ndarray, np.ndarray],
              second: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """Rows where two readings (rank, suit probabilities) name different cards.

@@ -11,6 +11,9 @@ Pipeline (see docs/vision.md):
 4. the pairs it gives some chance of being an index are read again by the
    verifier, a small convolutional network on the colour crop
    (`vision/models/index_verifier.onnx`), and the two readings are combined;
+   where the settings name an ensemble (`vision.members`), each member's
+   classifier and verifier read the same candidates and each kind's readings
+   are combined first;
 5. overlapping reads of one index are merged, and the two corners of one card
    (read upside down from each other) count once.
 """
@@ -27,7 +30,7 @@ import numpy as np
 
 from foundation.cards import RANKS, SUITS
 from vision.candidates import find_blobs, pair_blobs
-from vision.combine import AGREEMENT_RULES, disagree, geometric_mean
+from vision.combine import AGREEMENT_RULES, disagree, ensemble_mean, geometric_mean
 from vision.detection import Detection
 from vision.features import (
     CROP_H,
@@ -42,6 +45,7 @@ from vision.features import (
 )
 from vision.house_deck import HouseDeck, load_house_deck
 from vision.layout import Layout
+from vision.members import MemberError, load_members
 from vision.networks import Network, forward_all
 from vision.reads import (
     CONFLICT_RULES,
@@ -98,6 +102,12 @@ class Recognizer:
         self._verifier = _named_net(info, "verifier_model", model_path.parent, info_path,
                                     runtime)
         self.verify_below = float(info.get("verify_below", 1.0))
+        try:
+            self._members = load_members(info, model_path.parent, info_path, runtime)
+        except MemberError as exc:
+            raise ModelError(str(exc)) from None
+        if self._members and self._verifier is None:
+            raise ModelError(f"{info_path.name} names an ensemble but no verifier of its own")
         # "mean": the verifier's and the MLP's probabilities are combined (their
         # geometric mean); "verifier": the verifier's alone.
         self.combine = str(info.get("combine", "verifier"))
@@ -231,18 +241,23 @@ class Recognizer:
         """The verifier's rank and suit probabilities and, where the model has one, its
         embedding of each crop (the last hidden layer, unit length), else None."""
         assert self._verifier is not None
-        outputs = self._verifier.run(net_input(crops))
+        batch = net_input(crops)
+        outputs = self._verifier.run(batch)
         embedding = outputs.get("embedding")
         if embedding is not None:
             norms = np.linalg.norm(embedding, axis=1, keepdims=True)
             embedding = embedding / np.maximum(norms, 1e-6)
-        return _softmax(outputs["rank"]), _softmax(outputs["suit"]), embedding
+        # An enrolled deck compares this verifier's embedding only; members add their reading.
+        readings = [outputs, *(m.verifier.run(batch) for m in self._members)]
+        return (ensemble_mean([_softmax(r["rank"]) for r in readings]),
+                ensemble_mean([_softmax(r["suit"]) for r in readings]), embedding)
 
     def classify(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank (14 classes, last = not an index) and suit (4) probabilities per row."""
-        outputs = self._net.run(features)
-        rank_logits, suit_logits = outputs["rank"], outputs["suit"]
-        return _softmax(rank_logits), _softmax(suit_logits)
+        readings = [self._net.run(features), *(m.classifier.run(features)
+                                                for m in self._members)]
+        return (ensemble_mean([_softmax(r["rank"]) for r in readings]),
+                ensemble_mean([_softmax(r["suit"]) for r in readings]))
 
 
 def candidate_features(

@@ -175,10 +175,13 @@ def test_keeping_the_classifier_keeps_its_file_and_its_recorded_settings(
             "--verifier-epochs", "0", "--jobs", "1", "--cache", str(cache), "--out", str(out)]
     assert train_vision.main([*args, "--epochs", "1"]) == 0
     trained = out.read_bytes()
-    assert train_vision.main([*args, "--epochs", "7", "--keep-mlp"]) == 0
+    assert "ensemble" not in json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert train_vision.main([*args, "--epochs", "7", "--keep-mlp", "--ensemble", "twin"]) == 0
     assert out.read_bytes() == trained
-    # The settings record how the kept classifier was trained, not this run's arguments.
-    assert json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))["epochs"] == 1
+    # The settings record how the kept classifier was trained, not this run's arguments,
+    # and the members named with it.
+    info = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert info["epochs"] == 1 and info["ensemble"] == ["twin"]
 
 
 def test_batch_normalisation_folded_into_a_convolution_gives_the_same_outputs() -> None:

@@ -14,8 +14,11 @@ from vision.recognizer import MODEL_DIR, MODEL_INFO, Recognizer
 
 def _models() -> list[tuple[str, tuple[int, ...]]]:
     info = json.loads(MODEL_INFO.read_text(encoding="utf-8"))
+    members = [(f"{member}/{name}", shape) for member in info.get("ensemble", [])
+               for name, shape in (("index_classifier.onnx", (info["feature_size"],)),
+                                   ("index_verifier.onnx", (3, 36, 24)))]
     return [(info["filter_model"], (99,)), ("index_classifier.onnx", (info["feature_size"],)),
-            (info["verifier_model"], (3, 36, 24))]
+            (info["verifier_model"], (3, 36, 24)), *members]
 
 
 @pytest.mark.parametrize(("name", "shape"), _models())

@@ -109,6 +109,8 @@ def _model_copy(folder: Path, **settings: Any) -> Path:
         if info.get(key):
             shutil.copy(MODEL_DIR / info[key], folder / info[key])
     shutil.copy(MODEL_FILE, folder / MODEL_FILE.name)
+    for member in info.get("ensemble", []):
+        shutil.copytree(MODEL_DIR / member, folder / member)
     info.update(settings)
     (folder / MODEL_FILE.with_suffix(".json").name).write_text(json.dumps(info))
     return folder / MODEL_FILE.name
