@@ -26,7 +26,7 @@ from pathlib import Path
 
 from hwsim.camera import font_catalogue as catalogue
 from hwsim.camera import font_decks
-from hwsim.camera.font_deck_style import DEFAULT_COUNT, DEFAULT_SEED, plan
+from hwsim.camera.font_deck_style import DEFAULT_COUNT, DEFAULT_SEED, FIRST_CATALOGUE, plan
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,6 +44,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--count", type=int, default=None,
                         help=f"decks to plan (default one a face: {DEFAULT_COUNT}, "
                              f"{len(catalogue.VALIDATION_FACES)} with --validation)")
+    parser.add_argument("--first-faces", type=int, default=FIRST_CATALOGUE, metavar="N",
+                        help="decks 0 to N-1 take the catalogue's first N faces in one "
+                             f"seeded order (default {FIRST_CATALOGUE}: the shipped networks' "
+                             "decks; 98: the decks the fonts98 ensemble member was trained on)")
     parser.add_argument("--validation", action="store_true",
                         help="the decks of the faces kept out of training")
     parser.add_argument("--decks", nargs="+", metavar="NAME", help="only these planned decks")
@@ -59,8 +63,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def print_list(seed: int, count: int, validation: bool) -> None:
-    for style in plan(seed, count, validation):
+def print_list(seed: int, count: int, validation: bool, first: int) -> None:
+    for style in plan(seed, count, validation, first):
         suit = style.suit_face.face.path.name if style.suit_face else "polygon pips"
         missing = font_decks.missing_fonts(style)
         state = f"missing {missing[0].package}" if missing else "ready"
@@ -76,9 +80,10 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--height must be at least {font_decks.MIN_HEIGHT} px, "
                              f"not {args.height}")
         if args.list:
-            print_list(args.seed, args.count, args.validation)
+            print_list(args.seed, args.count, args.validation, args.first_faces)
             return 0
-        styles = font_decks.select(plan(args.seed, args.count, args.validation), args.decks)
+        styles = font_decks.select(plan(args.seed, args.count, args.validation,
+                                        args.first_faces), args.decks)
         packages = tuple(sorted({f.package for s in styles for f in font_decks.deck_fonts(s)}))
         still_missing = catalogue.ensure_packages(not args.no_install, packages)
         if still_missing:
@@ -87,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{' '.join(still_missing)})", file=sys.stderr)
         start = time.monotonic()
         doc = font_decks.render_font_decks(args.out, args.seed, args.count, args.height,
-                                           args.decks, log=print, validation=args.validation)
+                                           args.decks, log=print, validation=args.validation,
+                                           first=args.first_faces)
         print(f"{len(doc['decks'])} font decks in {args.out} "
               f"({time.monotonic() - start:.0f} s), {len(doc['left_out'])} left out")
         if not doc["decks"]:

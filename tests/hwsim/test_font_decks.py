@@ -163,6 +163,19 @@ def test_faces_added_to_the_catalogue_leave_the_first_decks_as_they_were() -> No
     assert {d.face.path for d in later} == {f.path for f in FACES[FIRST_CATALOGUE:]}
 
 
+def test_with_every_face_first_the_decks_take_all_faces_in_one_seeded_order() -> None:
+    import numpy as np
+
+    # How the plan dealt faces before the first catalogue was kept apart (the
+    # fonts98 ensemble member's decks): deck n took face permutation(all)[n].
+    order = np.random.default_rng([SEED]).permutation(len(FACES))
+    decks = plan(SEED, len(FACES), first=len(FACES))
+    assert [d.face.path for d in decks] == [FACES[int(k)].path for k in order]
+    assert plan(SEED, 3, first=len(FACES))[0] != plan(SEED, 3)[0]
+    with pytest.raises(ValueError, match="first faces must number 1 to"):
+        plan(SEED, 3, first=len(FACES) + 1)
+
+
 def test_the_validation_decks_are_drawn_with_faces_no_training_deck_uses() -> None:
     training = {face.path for face in FACES}
     validation = plan(SEED, len(font_catalogue.VALIDATION_FACES), validation=True)
@@ -216,6 +229,7 @@ def test_a_fonts_licence_is_read_from_its_packages_copyright_file(
     (["--height", "50"], "--height must be at least 200 px, not 50"),
     (["--count", "0"], "--count must be at least 1, not 0"),
     (["--decks", "font-99-nope"], "unknown font deck 'font-99-nope'"),
+    (["--first-faces", "0"], "the first faces must number 1 to"),
 ])
 def test_bad_options_get_one_clear_line(args: list[str], message: str, tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:

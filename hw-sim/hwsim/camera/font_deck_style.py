@@ -179,12 +179,19 @@ def plan_deck(seed: int, number: int, faces: tuple[FontFace, ...] = FACES,
 
 
 def plan(seed: int = DEFAULT_SEED, count: int = DEFAULT_COUNT,
-         validation: bool = False) -> list[DeckStyle]:
+         validation: bool = False, first: int = FIRST_CATALOGUE) -> list[DeckStyle]:
     """The `count` decks of `seed` (faces taken in a seeded order, all before any twice);
-    with `validation`, the `fontval-` decks of the faces kept out of training."""
+    with `validation`, the `fontval-` decks of the faces kept out of training.
+
+    `first`: decks 0 to `first` - 1 take the catalogue's first `first` faces (see
+    `face_of`). 69 draws the shipped networks' decks; the `fonts98` ensemble member
+    was trained on the decks of `first` 98 (all faces in one seeded order).
+    """
     if count < 1:
         raise ValueError(f"the deck count must be at least 1, not {count}")
+    if not 1 <= first <= len(FACES):
+        raise ValueError(f"the first faces must number 1 to {len(FACES)}, not {first}")
     if validation:
         return [plan_deck(seed, number, VALIDATION_FACES, "fontval", len(VALIDATION_FACES))
                 for number in range(count)]
-    return [plan_deck(seed, number) for number in range(count)]
+    return [plan_deck(seed, number, first=first) for number in range(count)]

@@ -29,7 +29,13 @@ from foundation.cards import ALL_CARDS
 from hwsim.camera.deck_corpus import FORMAT
 from hwsim.camera.font_card_faces import DeckDrawer
 from hwsim.camera.font_catalogue import FontFace, font_licence, package_version
-from hwsim.camera.font_deck_style import DEFAULT_COUNT, DEFAULT_SEED, DeckStyle, plan
+from hwsim.camera.font_deck_style import (
+    DEFAULT_COUNT,
+    DEFAULT_SEED,
+    FIRST_CATALOGUE,
+    DeckStyle,
+    plan,
+)
 
 DEFAULT_HEIGHT = 360
 MIN_HEIGHT = 200
@@ -150,7 +156,8 @@ def select(styles: list[DeckStyle], names: Iterable[str] | None) -> list[DeckSty
 def render_font_decks(out: Path | str, seed: int = DEFAULT_SEED, count: int = DEFAULT_COUNT,
                       height: int = DEFAULT_HEIGHT, names: Iterable[str] | None = None,
                       log: Callable[[str], None] | None = None,
-                      validation: bool = False) -> dict[str, Any]:
+                      validation: bool = False,
+                      first: int = FIRST_CATALOGUE) -> dict[str, Any]:
     """Draw the planned decks (all, or `names`) whose fonts are installed; write the manifest.
 
     The manifest lists every deck of the plan drawn in `out` at this height (by this run
@@ -161,7 +168,7 @@ def render_font_decks(out: Path | str, seed: int = DEFAULT_SEED, count: int = DE
         raise ValueError(f"--height must be at least {MIN_HEIGHT} px, not {height}")
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
-    planned = plan(seed, count, validation)
+    planned = plan(seed, count, validation, first)
     chosen = select(planned, names)
     decks: dict[str, Any] = {}
     left_out: dict[str, str] = {}
