@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -235,7 +236,21 @@ def _where_it_is(pid: int) -> str:
         return f"no /proc view ({error})"
     return (f"state {status.get('State', '?')}, {status.get('Threads', '?')} threads "
             f"waiting in {waits}, signals blocked {status.get('SigBlk', '?')} "
-            f"ignored {status.get('SigIgn', '?')} caught {status.get('SigCgt', '?')}")
+            f"ignored {status.get('SigIgn', '?')} caught {status.get('SigCgt', '?')}; "
+            f"main thread: {_python_stack(pid)}")
+
+
+def _python_stack(pid: int) -> str:
+    """The Python stack of a process's main thread, as gdb (where installed) reads it."""
+    if shutil.which("gdb") is None:
+        return "no gdb to read its stack"
+    try:
+        done = subprocess.run(["gdb", "-p", str(pid), "-batch", "-iex", "set auto-load safe-path /",
+                               "-ex", "thread 1", "-ex", "bt 8", "-ex", "py-bt"],
+                              capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return "gdb did not answer"
+    return done.stdout[-3000:]
 
 
 def test_the_simulators_camera_stops_on_sigint_in_one_line(tmp_path: Path) -> None:
