@@ -308,7 +308,9 @@ def state_json(service: TableService,
     return {
         "due": to_json(snapshot.due),
         "view": to_json(snapshot.view),
-        "journal_fault": snapshot.journal_fault,
+        # The live fault, not the snapshot's: the snapshot is renewed after the loop's next
+        # batch, and a client told "the journal cannot store" must find it here at once.
+        "journal_fault": service.journal_fault,
         "shoe_online": snapshot.shoe_online,
         "journal_seq": snapshot.journal_seq,
         "camera": camera(),
@@ -318,7 +320,7 @@ def state_json(service: TableService,
 def health_json(service: TableService,
                 camera: CameraStatus = _no_camera) -> tuple[HTTPStatus, dict[str, Any]]:
     """The answer to GET /health: can the table play, and what is wrong if not quite."""
-    fault = service.snapshot.journal_fault
+    fault = service.journal_fault  # live, as in `state_json`
     cam = camera()
     answer: dict[str, Any] = {"ok": True, "status": "ok", "journal_fault": fault,
                               "camera": cam}
