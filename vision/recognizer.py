@@ -47,6 +47,7 @@ from vision.house_deck import HouseDeck, load_house_deck
 from vision.layout import Layout
 from vision.members import MemberError, load_members
 from vision.networks import Network, forward_all
+from vision.pip_colour import PIP_COLOUR_RULES, contradicted
 from vision.reads import (
     CONFLICT_RULES,
     UNKNOWN_CARD,
@@ -115,8 +116,11 @@ class Recognizer:
         # card's two corners read as different cards are settled (`vision.reads`).
         self.agreement = str(info.get("agreement", "none"))
         self.conflicts = str(info.get("conflicts", "better"))
+        # "check": a read whose suit is of the other colour than its pip's ink is not sure.
+        self.pip_colour = str(info.get("pip_colour", "check"))
         for key, value, allowed in (("agreement", self.agreement, AGREEMENT_RULES),
-                                    ("conflicts", self.conflicts, CONFLICT_RULES)):
+                                    ("conflicts", self.conflicts, CONFLICT_RULES),
+                                    ("pip_colour", self.pip_colour, PIP_COLOUR_RULES)):
             if value not in allowed:
                 raise ModelError(f"{info_path.name}: {key} {value!r} is none of "
                                  f"{', '.join(allowed)}")
@@ -211,6 +215,9 @@ class Recognizer:
                         confidence[row] = network_confidence[row]
                     rank[row], suit[row] = RANKS.index(card[0]), SUITS.index(card[1])
         sure = (rank != NOT_INDEX) & (confidence >= self.min_confidence) & ~disagreeing
+        if self.pip_colour == "check" and sure.any():
+            checked = np.flatnonzero(sure)
+            sure[checked] = ~contradicted(crops[checked], [SUITS[s] for s in suit[checked]])
         unsure = ~sure & (rank_p[:, NOT_INDEX] < 0.5) if keep_unsure else np.zeros_like(sure)
         reads: list[_Read] = []
         for k in map(int, np.flatnonzero(sure | unsure)):
