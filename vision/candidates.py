@@ -93,11 +93,32 @@ def ink_masks(darkest: np.ndarray, block: int = INK_BLOCK_PX) -> tuple[np.ndarra
     The loose mask keeps faint glyphs (shade, blur); the strict one drops the
     anti-aliased pixels that join a glyph printed close to a border line to it.
     """
-    mean = cv2.blur(darkest, (block, block), borderType=cv2.BORDER_REPLICATE)
-    loose = cv2.compare(cv2.add(darkest, INK_OFFSET), mean, cv2.CMP_LT)  # type: ignore[call-overload]
-    strict = cv2.compare(cv2.add(darkest, STRICT_INK_OFFSET), mean,  # type: ignore[call-overload]
-                         cv2.CMP_LT)
-    return loose, strict
+    mean = _block_mean(darkest, block)
+    return (_darker(cv2.add(darkest, INK_OFFSET), mean),  # type: ignore[call-overload]
+            _darker(cv2.add(darkest, STRICT_INK_OFFSET), mean))  # type: ignore[call-overload]
+
+
+def _block_mean(darkest: np.ndarray, block: int) -> np.ndarray:
+    return cv2.blur(darkest, (block, block), borderType=cv2.BORDER_REPLICATE)
+
+
+def _darker(lifted: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """255 where the frame, lifted by an offset, is still darker than the block mean."""
+    return cv2.compare(lifted, mean, cv2.CMP_LT)
+
+
+def _ink_passes(darkest: np.ndarray, near_card: np.ndarray) -> list[tuple[np.ndarray, int]]:
+    """The ink masks of `find_blobs`'s three passes, limited to `near_card`, each with the
+    pixels it was thinned by."""
+    small_mean = _block_mean(darkest, INK_BLOCK_PX)
+    wide_mean = _block_mean(darkest, WIDE_INK_BLOCK_PX)
+    # Lifted to white away from card stock, no pixel there is darker than a mean.
+    lifted = cv2.max(cv2.add(darkest, INK_OFFSET),  # type: ignore[call-overload]
+                     cv2.bitwise_not(near_card))
+    strict = _darker(cv2.add(darkest, STRICT_INK_OFFSET),  # type: ignore[call-overload]
+                     small_mean)
+    return [(_darker(lifted, small_mean), 0), (_darker(lifted, wide_mean), 0),
+            (cv2.bitwise_and(cv2.erode(strict, _CROSS), near_card), 1)]
 
 
 def white_mask(frame: np.ndarray, darkest: np.ndarray,
@@ -154,10 +175,7 @@ def find_blobs(frame: np.ndarray) -> Blobs:
     # and only in the colours of print.
     near_card = cv2.bitwise_and(cv2.dilate(white, _NEAR),
                                 print_colour_mask(blue, green, brightest))
-    loose, strict = ink_masks(darkest)
-    wide, _ = ink_masks(darkest, WIDE_INK_BLOCK_PX)
-    passes = [(cv2.bitwise_and(loose, near_card), 0), (cv2.bitwise_and(wide, near_card), 0),
-              (cv2.bitwise_and(cv2.erode(strict, _CROSS), near_card), 1)]
+    passes = _ink_passes(darkest, near_card)
     boxes, longest, centres = _glyph_components(*passes[0])
     for mask, thinned_by in passes[1:]:
         more_boxes, more_longest, more_centres = _glyph_components(mask, thinned_by)
@@ -208,7 +226,7 @@ def _glyph_components(ink: np.ndarray, thinned_by: int = 0
 def _ring_fraction(mask: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray,
                    h: np.ndarray) -> np.ndarray:
     """Fraction of white pixels in a ring around each box (box grown by a quarter of its size)."""
-    integral = cv2.integral(mask // 255)
+    integral = cv2.integral(mask)  # sums of 255s: counts once divided by 255
     rows, cols = mask.shape
 
     def box_sum(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray,
@@ -217,7 +235,7 @@ def _ring_fraction(mask: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray
         x1 = np.clip(x1, 0, cols)
         y0 = np.clip(y0, 0, rows)
         y1 = np.clip(y1, 0, rows)
-        total = (integral[y1, x1] - integral[y0, x1] - integral[y1, x0] + integral[y0, x0])
+        total = (integral[y1, x1] - integral[y0, x1] - integral[y1, x0] + integral[y0, x0]) // 255
         return total.astype(np.float32), ((x1 - x0) * (y1 - y0)).astype(np.float32)
 
     gx = np.maximum(w // 4, 2)
@@ -234,20 +252,47 @@ def pair_blobs(blobs: Blobs, min_gap: float = 0.7, max_gap: float = 2.0,
 
     Distance is in units of the larger blob; ratio is the rank glyph's size over
     the suit pip's (a rank glyph is seldom much smaller than its pip). The bounds
-    hold 99% of the true pairs of the tuning designs' cards.
+    hold 99% of the true pairs of the tuning designs' cards. Only blobs whose x
+    differ by at most `max_gap` times the largest blob are measured: no pair
+    farther apart can be near.
     """
     n = blobs.centres.shape[0]
-    if n < 2:
+    i, j = _pairs_within(blobs.centres[:, 0], max_gap * float(blobs.sizes.max(initial=0.0)))
+    if i.size == 0:
         empty = np.zeros((0, 2), np.float32)
         return Candidates(empty, empty, np.zeros(0, bool), np.zeros(0, bool))
-    delta = blobs.centres[None, :, :] - blobs.centres[:, None, :]
-    distance = np.hypot(delta[..., 0], delta[..., 1])
-    size_i = blobs.sizes[:, None]
-    size_j = blobs.sizes[None, :]
+    delta = blobs.centres[j] - blobs.centres[i]
+    distance = np.hypot(delta[:, 0], delta[:, 1])
+    size_i = blobs.sizes[i]
+    size_j = blobs.sizes[j]
     larger = np.maximum(size_i, size_j)
-    ratio = size_i / np.maximum(size_j, 1.0)
     near = (distance >= min_gap * larger) & (distance <= max_gap * larger)
-    forward = near & (ratio >= min_ratio) & (ratio <= max_ratio)
-    backward = forward.T
-    i, j = np.nonzero(np.triu(forward | backward, 1))
-    return Candidates(blobs.centres[i], blobs.centres[j], forward[i, j], backward[i, j])
+    forward = near & _ratio_within(size_i, size_j, min_ratio, max_ratio)
+    backward = near & _ratio_within(size_j, size_i, min_ratio, max_ratio)
+    either = forward | backward
+    # In the order of the pairs' places in an n x n matrix, row by row.
+    order = np.argsort(i[either] * n + j[either], kind="stable")
+    i, j = i[either][order], j[either][order]
+    return Candidates(blobs.centres[i], blobs.centres[j], forward[either][order],
+                      backward[either][order])
+
+
+def _ratio_within(size: np.ndarray, other: np.ndarray, low: float, high: float) -> np.ndarray:
+    ratio = size / np.maximum(other, 1.0)
+    within: np.ndarray = (ratio >= low) & (ratio <= high)
+    return within
+
+
+def _pairs_within(x: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of indices i < j whose x differ by at most `reach` (a little more is
+    fine: the caller measures each pair)."""
+    order = np.argsort(x, kind="stable")
+    ordered = x[order].astype(np.float64)
+    # How many of the following blobs (in x order) each one reaches.
+    ends = np.searchsorted(ordered, ordered + reach + 1.0, side="right")
+    counts = ends - np.arange(1, x.size + 1)
+    first = np.repeat(np.arange(x.size), counts)
+    # Offsets 1..count of each run: a running count restarted at each run's start.
+    offsets = np.arange(first.size) - np.repeat(np.cumsum(counts) - counts, counts) + 1
+    a, b = order[first], order[first + offsets]
+    return np.minimum(a, b), np.maximum(a, b)

@@ -1,0 +1,81 @@
+"""The candidate stage's quicker arithmetic, checked against the plain whole-array forms."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.candidates import (
+    _CROSS,
+    INK_BLOCK_PX,
+    WIDE_INK_BLOCK_PX,
+    Blobs,
+    _ink_passes,
+    _pairs_within,
+    ink_masks,
+    pair_blobs,
+)
+
+
+def test_every_pair_within_reach_is_found_once() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 200, 120).astype(np.float32)  # many equal x among them
+    i, j = _pairs_within(x, 15.0)
+    assert np.all(i < j)
+    found = set(zip(i.tolist(), j.tolist(), strict=True))
+    assert len(found) == i.size
+    expected = {(a, b) for a in range(x.size) for b in range(a + 1, x.size)
+                if abs(float(x[a]) - float(x[b])) <= 15.0}
+    assert expected <= found
+
+
+def test_no_blobs_and_one_blob_make_no_pairs() -> None:
+    for n in (0, 1):
+        blobs = Blobs(np.zeros((n, 2), np.float32), np.full(n, 10, np.float32),
+                      np.zeros((n, 4), np.int32))
+        assert len(pair_blobs(blobs)) == 0
+        assert _pairs_within(blobs.centres[:, 0], 20.0)[0].size == 0
+
+
+def _dense_pairs(blobs: Blobs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every blob against every other, as an n x n matrix."""
+    delta = blobs.centres[None, :, :] - blobs.centres[:, None, :]
+    distance = np.hypot(delta[..., 0], delta[..., 1])
+    larger = np.maximum(blobs.sizes[:, None], blobs.sizes[None, :])
+    ratio = blobs.sizes[:, None] / np.maximum(blobs.sizes[None, :], 1.0)
+    near = (distance >= 0.7 * larger) & (distance <= 2.0 * larger)
+    forward = near & (ratio >= 0.7) & (ratio <= 2.6)
+    i, j = np.nonzero(np.triu(forward | forward.T, 1))
+    return blobs.centres[i], blobs.centres[j], forward[i, j], forward.T[i, j]
+
+
+def test_pairs_are_those_of_the_whole_matrix_in_its_order() -> None:
+    rng = np.random.default_rng(7)
+    n = 300
+    centres = (rng.random((n, 2)) * [640, 360]).astype(np.float32)
+    centres[:20, 0] = centres[20:40, 0]  # blobs one above the other
+    blobs = Blobs(centres, rng.uniform(5, 40, n).astype(np.float32), np.zeros((n, 4), np.int32))
+    pairs = pair_blobs(blobs)
+    first, second, forward, backward = _dense_pairs(blobs)
+    assert len(pairs) > 100
+    for got, want in ((pairs.first, first), (pairs.second, second), (pairs.forward, forward),
+                      (pairs.backward, backward)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_ink_passes_are_the_ink_masks_near_card_stock() -> None:
+    rng = np.random.default_rng(11)
+    darkest = cv2.GaussianBlur(rng.integers(0, 256, (120, 160), dtype=np.uint8), (5, 5), 0)
+    cv2.putText(darkest, "8", (5, 60), cv2.FONT_HERSHEY_SIMPLEX, 1.5, 10, 3)
+    near_card = np.zeros_like(darkest)
+    near_card[:, :20] = 255  # the card's edge runs through the glyph
+    loose, strict = ink_masks(darkest, INK_BLOCK_PX)
+    wide, _ = ink_masks(darkest, WIDE_INK_BLOCK_PX)
+    passes = _ink_passes(darkest, near_card)
+    assert [thinned for _, thinned in passes] == [0, 0, 1]
+    expected = [cv2.bitwise_and(loose, near_card), cv2.bitwise_and(wide, near_card),
+                cv2.bitwise_and(cv2.erode(strict, _CROSS), near_card)]
+    for (mask, _), want in zip(passes, expected, strict=True):
+        assert np.count_nonzero(want) > 0
+        np.testing.assert_array_equal(mask, want)
