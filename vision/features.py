@@ -8,6 +8,8 @@ card's rotation, the camera distance or the card size.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -37,13 +39,24 @@ def turn_features(features: np.ndarray) -> np.ndarray:
     Unsigned gradient orientations do not change under a half turn; the cells
     swap places: blocks in reverse order, and the four cells in each block too.
     """
-    n = features.shape[0]
-    hog_part = features[:, :_HOG_SIZE].reshape(n, _CELLS_Y - 1, _CELLS_X - 1, 4, BINS)
-    thumb_end = _HOG_SIZE + _THUMB[0] * _THUMB[1]
-    thumb = features[:, _HOG_SIZE:thumb_end].reshape(n, _THUMB[1], _THUMB[0])
-    return np.concatenate([hog_part[:, ::-1, ::-1, ::-1, :].reshape(n, _HOG_SIZE),
-                           thumb[:, ::-1, ::-1].reshape(n, _THUMB[0] * _THUMB[1]),
-                           features[:, thumb_end:]], axis=1)
+    return np.concatenate([turn_hog(features[:, :_HOG_SIZE]),
+                           turn_glance(features[:, _HOG_SIZE:])], axis=1)
+
+
+def turn_hog(hog_rows: np.ndarray) -> np.ndarray:
+    """The HOG part of `turn_features` alone."""
+    n = hog_rows.shape[0]
+    blocks = hog_rows.reshape(n, _CELLS_Y - 1, _CELLS_X - 1, 4, BINS)
+    return blocks[:, ::-1, ::-1, ::-1, :].reshape(n, _HOG_SIZE)
+
+
+def turn_glance(glance: np.ndarray) -> np.ndarray:
+    """The glance part of `turn_features` alone: the thumbnail turned, the ink colour kept."""
+    n = glance.shape[0]
+    thumb_size = _THUMB[0] * _THUMB[1]
+    thumb = glance[:, :thumb_size].reshape(n, _THUMB[1], _THUMB[0])
+    return np.concatenate([thumb[:, ::-1, ::-1].reshape(n, thumb_size), glance[:, thumb_size:]],
+                          axis=1)
 
 
 _CELL_INDEX = ((np.arange(CROP_H) // CELL)[:, None] * _CELLS_X
@@ -81,12 +94,34 @@ def hog(grey: np.ndarray) -> np.ndarray:
     return blocks.reshape(n, -1)
 
 
+@dataclass(frozen=True)
+class Glance:
+    """The glance features of a batch of crops, and what their grey pictures are made from."""
+
+    features: np.ndarray  # (n, GLANCE_SIZE) float32: thumbnail, then ink colour
+    darkest: np.ndarray  # (n, CROP_H, CROP_W) float32: the darkest channel
+    low: np.ndarray  # (n, 1, 1) float32: the level stretched to 0
+    stretch: np.ndarray  # (n, 1, 1) float32: the factor that takes paper to 255
+
+    def grey(self, which: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """Grey crops (of the rows `which` selects): paper 255, ink 0, float32."""
+        stretched = (self.darkest[which] - self.low[which]) * self.stretch[which]
+        return np.clip(stretched, 0, 255, out=stretched)
+
+
 def glance_crops(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The cheap part of the features (thumbnail and ink colour) and the grey crops.
+    """The cheap part of the features (thumbnail and ink colour) and the grey crops."""
+    glance = glance_of(crops)
+    return glance.features, glance.grey()
+
+
+def glance_of(crops: np.ndarray) -> Glance:
+    """The cheap part of the features: a thumbnail and the ink colour.
 
     The grey picture is the darkest channel stretched so that paper is 255 and
     ink 0 whatever the light (the stretch comes from the thumbnail's darkest and
-    lightest cells, which a stray pixel cannot move much).
+    lightest cells, which a stray pixel cannot move much); `Glance.grey` makes it
+    for the crops that need it.
     """
     n = crops.shape[0]
     tall = crops.reshape(n * CROP_H, CROP_W, 3)
@@ -98,19 +133,32 @@ def glance_crops(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                        interpolation=cv2.INTER_AREA).reshape(n, _THUMB[1], _THUMB[0])
     low = thumb.min(axis=(1, 2))[:, None, None]
     stretch = 255.0 / np.maximum(thumb.max(axis=(1, 2))[:, None, None] - low, 12.0)
-    grey = np.clip((darkest - low) * stretch, 0, 255).astype(np.float32)
     thumb = np.clip((thumb - low) * stretch, 0, 255)
     # Ink colour from the cells that are mostly ink.
-    cell_bgr = cv2.resize(tall.astype(np.float32), thumb_size,
-                          interpolation=cv2.INTER_AREA).reshape(n, _THUMB[1], _THUMB[0], 3)
+    cell_bgr = cv2.resize(tall.astype(np.float32), thumb_size, interpolation=cv2.INTER_AREA)
     ink = (thumb < 128).astype(np.float32)
     counts = np.maximum(ink.sum(axis=(1, 2)), 1.0)
-    mean_bgr = (cell_bgr * ink[..., None]).sum(axis=(1, 2)) / counts[:, None]
+    mean_bgr = _ink_sum(cell_bgr.reshape(n, -1, 3), ink.reshape(n, -1)) / counts[:, None]
     redness = (mean_bgr[:, 2] - np.maximum(mean_bgr[:, 0], mean_bgr[:, 1])) / 255.0
     colour = np.stack([redness * 3.0, (mean_bgr[:, 2] - mean_bgr[:, 1]) / 255.0 * 3.0,
                        ink.mean(axis=(1, 2))], axis=1)
     thumbs = (thumb.reshape(n, -1) / 255.0 - 0.5) * 0.5
-    return np.concatenate([thumbs, colour], axis=1).astype(np.float32), grey
+    features = np.concatenate([thumbs, colour], axis=1).astype(np.float32)
+    return Glance(features, darkest, low, stretch)
+
+
+def _ink_sum(cells: np.ndarray, ink: np.ndarray) -> np.ndarray:
+    """Per crop, the sum of the cells' colours (n, cells, 3) weighted by `ink` (n, cells).
+
+    The cells are added one after another in their order, the order of a numpy
+    sum over the cell axes of (n, rows, columns, 3), so the features stay the
+    same to the last bit as the networks were trained on; laid out cell-major,
+    each addition is one pass over contiguous memory.
+    """
+    weighted = np.empty((cells.shape[1], cells.shape[0], 3), np.float32)
+    np.multiply(cells.transpose(1, 0, 2), ink.T[:, :, None], out=weighted)
+    total: np.ndarray = np.add.reduce(weighted, axis=0)
+    return total
 
 
 def describe_crops(crops: np.ndarray) -> np.ndarray:
@@ -125,7 +173,7 @@ _GRID_X = (np.arange(CROP_W, dtype=np.float32) - (CROP_W - 1) / 2) / CROP_W
 _GRID_Y = (np.arange(CROP_H, dtype=np.float32) - (CROP_H - 1) / 2) / CROP_H
 
 
-REMAP_PAIRS = 800  # pairs cut per cv2.remap call (800 x 36 rows < 32767)
+REMAP_PAIRS = 800  # pairs cut per cv2.remap call (a busy frame's crops go in slices)
 
 
 def cut_all(frame: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -138,6 +186,18 @@ def cut_all(frame: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndar
     n = first.shape[0]
     if n == 0:
         return np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
+    map_x, map_y = crop_maps(first, second)
+    # One crop a map row: cv2.remap works faster along long rows than along many short ones.
+    crops = np.concatenate([cv2.remap(frame, map_x[k:k + REMAP_PAIRS], map_y[k:k + REMAP_PAIRS],
+                                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                            for k in range(0, n, REMAP_PAIRS)])
+    return crops.reshape(n, CROP_H, CROP_W, 3)
+
+
+def crop_maps(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The frame x and y each crop pixel samples, one crop a row: two (n, CROP_H * CROP_W)
+    float32 arrays."""
+    n = first.shape[0]
     first = first.astype(np.float32)
     second = second.astype(np.float32)
     down = second - first  # length = the rank-to-suit distance
@@ -145,18 +205,15 @@ def cut_all(frame: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndar
     middle = (first + second) / 2.0
     across = _GRID_X * np.float32(2 * HALF_WIDTH)
     along = _GRID_Y * np.float32(BOTTOM - TOP)
-    map_x = (middle[:, 0, None, None] + right[:, 0, None, None] * across[None, None, :]
-             + down[:, 0, None, None] * along[None, :, None])
-    map_y = (middle[:, 1, None, None] + right[:, 1, None, None] * across[None, None, :]
-             + down[:, 1, None, None] * along[None, :, None])
-    map_x = map_x.reshape(n * CROP_H, CROP_W)
-    map_y = map_y.reshape(n * CROP_H, CROP_W)
-    # cv2.remap takes maps of under 32767 rows: a busy frame's crops go in slices.
-    rows = REMAP_PAIRS * CROP_H
-    crops = np.concatenate([cv2.remap(frame, map_x[k:k + rows], map_y[k:k + rows],
-                                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-                            for k in range(0, n * CROP_H, rows)])
-    return crops.reshape(n, CROP_H, CROP_W, 3)
+    maps = np.empty((2, n, CROP_H, CROP_W), np.float32)
+    for axis in range(2):
+        # (middle + right * across) + down * along: the two terms are a row and a column
+        # of each crop; the column is spread over its map first (numpy adds the row faster).
+        row = middle[:, axis, None] + right[:, axis, None] * across[None, :]
+        column = down[:, axis, None] * along[None, :]
+        maps[axis] = column[:, :, None]
+        maps[axis] += row[:, None, :]
+    return maps[0].reshape(n, -1), maps[1].reshape(n, -1)
 
 
 def net_input(crops: np.ndarray) -> np.ndarray:

@@ -36,12 +36,12 @@ from vision.features import (
     CROP_H,
     CROP_W,
     FEATURE_SIZE,
-    GLANCE_START,
     cut_all,
-    glance_crops,
+    glance_of,
     hog,
     net_input,
-    turn_features,
+    turn_glance,
+    turn_hog,
 )
 from vision.house_deck import HouseDeck, load_house_deck
 from vision.layout import Layout
@@ -284,24 +284,20 @@ def candidate_features(
     if len(pairs) == 0:
         return np.zeros((0, FEATURE_SIZE), np.float32), empty, empty, no_crops
     crops = cut_all(frame, pairs.first, pairs.second)
-    glance, grey = glance_crops(crops)
+    glance = glance_of(crops)
     index, reverse, rank_at, suit_at = pairs.ordered()
-    # Glance features of the turned crop: the HOG part of turn_features is left empty.
-    rows = np.zeros((index.size, FEATURE_SIZE), np.float32)
-    rows[:, GLANCE_START:] = glance[index]
-    rows[reverse] = turn_features(rows[reverse])
+    glance_rows = glance.features[index]
+    glance_rows[reverse] = turn_glance(glance_rows[reverse])
     if worth_a_look is not None:
-        keep = worth_a_look(rows[:, GLANCE_START:])
-        index, reverse, rank_at, suit_at, rows = (index[keep], reverse[keep], rank_at[keep],
-                                                  suit_at[keep], rows[keep])
+        keep = worth_a_look(glance_rows)
+        index, reverse, rank_at, suit_at, glance_rows = (
+            index[keep], reverse[keep], rank_at[keep], suit_at[keep], glance_rows[keep])
         if index.size == 0:
             return np.zeros((0, FEATURE_SIZE), np.float32), empty, empty, no_crops
     needed, where = np.unique(index, return_inverse=True)
-    hog_rows = hog(grey[needed])[where]
-    hog_rows[reverse] = turn_features(
-        np.concatenate([hog_rows[reverse], rows[reverse, GLANCE_START:]], axis=1)
-    )[:, :GLANCE_START]
-    rows[:, :GLANCE_START] = hog_rows
+    hog_rows = hog(glance.grey(needed))[where]
+    hog_rows[reverse] = turn_hog(hog_rows[reverse])
+    rows = np.concatenate([hog_rows, glance_rows], axis=1)
     ordered_crops = crops[index]
     ordered_crops[reverse] = ordered_crops[reverse, ::-1, ::-1]
     return rows, rank_at, suit_at, ordered_crops

@@ -15,6 +15,7 @@ from vision.candidates import (
     ink_masks,
     pair_blobs,
 )
+from vision.features import CROP_H, CROP_W, _ink_sum, crop_maps, cut_all, glance_crops, glance_of
 
 
 def test_every_pair_within_reach_is_found_once() -> None:
@@ -79,3 +80,46 @@ def test_ink_passes_are_the_ink_masks_near_card_stock() -> None:
     for (mask, _), want in zip(passes, expected, strict=True):
         assert np.count_nonzero(want) > 0
         np.testing.assert_array_equal(mask, want)
+
+
+def test_the_ink_colour_sum_adds_the_cells_as_numpy_does() -> None:
+    rng = np.random.default_rng(5)
+    cells = (rng.random((50, 12, 8, 3)) * 255).astype(np.float32)
+    ink = (rng.random((50, 12, 8)) < 0.4).astype(np.float32)
+    want = (cells * ink[..., None]).sum(axis=(1, 2))
+    got = _ink_sum(cells.reshape(50, -1, 3), ink.reshape(50, -1))
+    np.testing.assert_array_equal(got, want)  # to the last bit
+
+
+def test_grey_crops_of_some_pairs_are_those_of_all() -> None:
+    rng = np.random.default_rng(2)
+    crops = rng.integers(0, 256, (9, CROP_H, CROP_W, 3), dtype=np.uint8)
+    features, grey = glance_crops(crops)
+    glance = glance_of(crops)
+    np.testing.assert_array_equal(glance.features, features)
+    which = np.array([1, 4, 8])
+    np.testing.assert_array_equal(glance.grey(which), grey[which])
+    assert grey.dtype == np.float32 and grey.min() >= 0 and grey.max() <= 255
+
+
+def test_each_crop_is_the_remap_of_its_own_maps() -> None:
+    rng = np.random.default_rng(4)
+    frame = rng.integers(0, 256, (90, 120, 3), dtype=np.uint8)
+    first = (rng.random((5, 2)) * [120, 90]).astype(np.float32)
+    second = first + rng.normal(0, 15, (5, 2)).astype(np.float32)
+    crops = cut_all(frame, first, second)
+    map_x, map_y = crop_maps(first, second)
+    # The maps: midpoint + right * across + down * along over the crop grid, in float32.
+    down = second - first
+    right = np.stack([down[:, 1], -down[:, 0]], axis=1)
+    middle = (first + second) / 2.0
+    across = (np.arange(CROP_W, dtype=np.float32) - (CROP_W - 1) / 2) / CROP_W * np.float32(2.0)
+    along = (np.arange(CROP_H, dtype=np.float32) - (CROP_H - 1) / 2) / CROP_H * np.float32(2.5)
+    for axis, got in ((0, map_x), (1, map_y)):
+        want = (middle[:, axis, None, None] + right[:, axis, None, None] * across[None, None, :]
+                + down[:, axis, None, None] * along[None, :, None])
+        np.testing.assert_array_equal(got, want.reshape(5, -1))
+    for k in range(5):
+        alone = cv2.remap(frame, map_x[k].reshape(CROP_H, CROP_W), map_y[k].reshape(CROP_H, CROP_W),
+                          cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        np.testing.assert_array_equal(crops[k], alone)
