@@ -2,7 +2,8 @@
 
     python benchmarks/bench_inference_runtimes.py [--repeat 200] [--batch 32 128]
 
-Both run the shipped ONNX files (`vision/models/`) on one thread, on batches
+Both run the shipped ONNX files (`vision/models/`) on one thread, as the
+recognizer runs them (`vision.networks.Network`), on batches
 of the sizes a frame gives (the filter and classifier see every candidate
 pair that passes the glance; the verifier the few the classifier may take).
 onnxruntime is not a dependency of the project: `pip install onnxruntime` to
@@ -26,29 +27,22 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
-from vision.recognizer import MODEL_DIR, MODEL_INFO, forward_all  # noqa: E402
+from vision.networks import Network  # noqa: E402
+from vision.recognizer import MODEL_DIR, MODEL_INFO  # noqa: E402
 
 Runner = Callable[[np.ndarray], dict[str, np.ndarray]]
 
 
 def opencv_runner(path: Path) -> Runner:
-    net = cv2.dnn.readNetFromONNX(str(path))
-    return lambda x: forward_all(net, x)
+    return Network(path, "opencv").run
 
 
 def onnxruntime_runner(path: Path) -> Runner | None:
+    """The recognizer's own onnxruntime session (one thread, subnormals flushed)."""
     try:
-        import onnxruntime  # type: ignore[import-not-found]
-    except ImportError:
+        return Network(path, "onnxruntime").run
+    except ValueError:  # not installed
         return None
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    session = onnxruntime.InferenceSession(str(path), options,
-                                           providers=["CPUExecutionProvider"])
-    name = session.get_inputs()[0].name
-    outputs = [o.name for o in session.get_outputs()]
-    return lambda x: dict(zip(outputs, session.run(outputs, {name: x}), strict=True))
 
 
 def timed(run: Runner, batch: np.ndarray, repeat: int) -> list[float]:

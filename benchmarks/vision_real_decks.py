@@ -131,9 +131,10 @@ def report(per_deck: dict[str, DeckScore], worst: int) -> DeckScore:
         else:
             total.add(deck)
         s = deck.score
-        proposed = deck.proposed / deck.corners if deck.corners else math.nan
+        # Not counted (--no-candidates): a dash, not a number.
+        proposed = f"{deck.proposed / deck.corners:.2%}" if deck.corners else "-"
         print(f"  {name:<30}{s.scenes:>7}{s.truth_cards:>7}{s.precision:>11.2%}"
-              f"{s.recall:>9.2%}{s.hand_rate:>8.2%}{deck.unknowns:>9}{proposed:>10.2%}"
+              f"{s.recall:>9.2%}{s.hand_rate:>8.2%}{deck.unknowns:>9}{proposed:>10}"
               f"{s.median_ms:>11.1f}{p95(s.times_ms):>8.1f}")
     s = total.score
     checks = [("precision", s.precision, f"{s.matched}/{s.detections}"),
