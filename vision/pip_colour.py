@@ -58,72 +58,107 @@ PIP_COLOUR_RULES = ("check", "off")
 RED_SUITS = frozenset("HD")
 
 
-def paper_colour(crop: np.ndarray) -> np.ndarray:
-    """The card stock's B, G, R in a crop: the median of its bright, colourless pixels."""
-    pixels = crop.reshape(-1, 3).astype(np.float32)
-    darkest = pixels.min(axis=1)
-    brightest = pixels.max(axis=1)
-    level = float(np.percentile(darkest, 90))
-    stock = (darkest >= 0.9 * level) & (brightest - darkest < 0.25 * brightest)
-    if int(stock.sum()) < 6:
-        return np.full(3, max(level, 1.0), np.float32)
-    return np.maximum(np.median(pixels[stock], axis=0), 1.0).astype(np.float32)
+def paper_colours(crops: np.ndarray) -> np.ndarray:
+    """The card stock's B, G, R in each crop (n, CROP_H, CROP_W, 3): the median of its
+    bright, colourless pixels (n, 3) float32."""
+    n = crops.shape[0]
+    pixels = crops.reshape(n, -1, 3).astype(np.float32)
+    # Channel by channel: numpy reduces over an axis of three slowly.
+    blue, green, red = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    darkest = np.minimum(np.minimum(blue, green), red)
+    brightest = np.maximum(np.maximum(blue, green), red)
+    level = np.percentile(darkest, 90, axis=1)
+    stock = (darkest >= 0.9 * level[:, None]) & (brightest - darkest < 0.25 * brightest)
+    count = stock.sum(axis=1)
+    # The median of each crop's stock pixels, channel by channel: the others sorted last.
+    ordered = np.sort(np.where(stock[..., None], pixels, np.inf), axis=1)
+    rows = np.arange(n)
+    low = ordered[rows, np.maximum(count - 1, 0) // 2]
+    high = ordered[rows, np.minimum(count // 2, pixels.shape[1] - 1)]
+    median = np.where((count >= 6)[:, None], (low + high) / 2, level[:, None])
+    return np.maximum(median, 1.0).astype(np.float32)
 
 
 def pip_colour(crop: np.ndarray) -> int:
     """RED, BLACK or NOT_KNOWN: the suit pip's print in one upright colour crop
     (CROP_H, CROP_W, 3) BGR."""
-    return glyph_colour(crop, PIP_ROWS, PIP_COLS, PIP_CENTRE)
+    crops = crop[None]
+    return int(glyph_colours(crops, paper_colours(crops), PIP_ROWS, PIP_COLS, PIP_CENTRE)[0])
 
 
 def rank_colour(crop: np.ndarray) -> int:
     """RED, BLACK or NOT_KNOWN: the rank glyph's print in one upright colour crop."""
-    return glyph_colour(crop, RANK_ROWS, RANK_COLS, RANK_CENTRE)
+    crops = crop[None]
+    return int(glyph_colours(crops, paper_colours(crops), RANK_ROWS, RANK_COLS,
+                             RANK_CENTRE)[0])
 
 
-def glyph_colour(crop: np.ndarray, rows: slice, cols: slice,
-                 centre: tuple[float, float]) -> int:
-    """RED, BLACK or NOT_KNOWN for the print nearest `centre` in the window `rows`, `cols`.
+def glyph_colours(crops: np.ndarray, papers: np.ndarray, rows: slice, cols: slice,
+                  centre: tuple[float, float]) -> np.ndarray:
+    """RED, BLACK or NOT_KNOWN (n,) for the print nearest `centre` (row, column of the
+    crop) in the window `rows`, `cols` of each crop, on stock of colour `papers` (n, 3).
 
     Print reaching the window's edge is not a glyph alone (felt, a card's edge,
     the next card's print) and tells nothing.
     """
-    window = crop[rows, cols].astype(np.float32) * (255.0 / paper_colour(crop))
-    blue, green, red = window[..., 0], window[..., 1], window[..., 2]
+    windows = crops[:, rows, cols].astype(np.float32) * (255.0 / papers[:, None, None, :])
+    blue, green, red = windows[..., 0], windows[..., 1], windows[..., 2]
     darkest = np.minimum(np.minimum(blue, green), red)
     brightest = np.maximum(np.maximum(blue, green), red)
-    glyph = _glyph_pixels((darkest < PRINT_DARKEST).astype(np.uint8),
-                          (centre[0] - rows.start, centre[1] - cols.start))
-    if glyph is None:
-        return NOT_KNOWN
-    red_print = int((glyph & (red - np.maximum(green, blue) > RED_EXCESS)).sum())
-    black_print = int((glyph & (brightest - darkest < BLACK_SPREAD)
-                       & (brightest < BLACK_BRIGHTEST)).sum())
-    if red_print + black_print < MIN_PRINT_PIXELS:
-        return NOT_KNOWN
-    return RED if red_print / (red_print + black_print) >= RED_SHARE else BLACK
+    labels, count = _components(darkest < PRINT_DARKEST)
+    glyph = _nearest_labels(labels, (centre[0] - rows.start, centre[1] - cols.start))
+    flat = labels.ravel()
+    red_print = np.bincount(flat, (red - np.maximum(green, blue) > RED_EXCESS).ravel(), count)
+    black_print = np.bincount(flat, ((brightest - darkest < BLACK_SPREAD)
+                                     & (brightest < BLACK_BRIGHTEST)).ravel(), count)
+    reds, blacks = red_print[glyph], black_print[glyph]
+    known = (glyph > 0) & ~_edge_labels(labels, count)[glyph] & (reds + blacks >= MIN_PRINT_PIXELS)
+    colour = np.where(reds >= RED_SHARE * np.maximum(reds + blacks, 1), RED, BLACK)
+    result: np.ndarray = np.where(known, colour, NOT_KNOWN)
+    return result
 
 
-def _glyph_pixels(print_mask: np.ndarray, centre: tuple[float, float]) -> np.ndarray | None:
-    """The connected print nearest `centre` (row, column) in a window (bool mask), or
-    None where there is none or it reaches the window's edge."""
-    count, labels = cv2.connectedComponents(print_mask, connectivity=8)
-    if count < 2:
-        return None
-    rows, cols = np.nonzero(labels)
-    nearest = int(np.argmin((rows - centre[0]) ** 2 + (cols - centre[1]) ** 2))
-    glyph: np.ndarray = labels == labels[rows[nearest], cols[nearest]]
-    if glyph[0].any() or glyph[-1].any() or glyph[:, 0].any() or glyph[:, -1].any():
-        return None
-    return glyph
+def _components(mask: np.ndarray) -> tuple[np.ndarray, int]:
+    """Labels (n, h, w) of the 8-connected components of each window's mask, numbered
+    across all windows (0 = none), and how many labels there are with 0."""
+    n, h, w = mask.shape
+    # One image for all: a blank row after each window keeps their components apart.
+    tall = np.zeros((n, h + 1, w), np.uint8)
+    tall[:, :h] = mask
+    count, labels = cv2.connectedComponents(tall.reshape(n * (h + 1), w), connectivity=8)
+    return labels.reshape(n, h + 1, w)[:, :h], int(count)
+
+
+def _nearest_labels(labels: np.ndarray, centre: tuple[float, float]) -> np.ndarray:
+    """Per window, the label of the labelled pixel nearest `centre` (the first in row
+    order among equals), 0 where the window has none."""
+    n, h, w = labels.shape
+    row, col = np.mgrid[0:h, 0:w]
+    distance = (row - centre[0]) ** 2 + (col - centre[1]) ** 2
+    flat = labels.reshape(n, -1)
+    nearest = np.where(flat > 0, distance.ravel()[None, :], np.inf).argmin(axis=1)
+    chosen: np.ndarray = flat[np.arange(n), nearest]
+    return chosen
+
+
+def _edge_labels(labels: np.ndarray, count: int) -> np.ndarray:
+    """Which labels (bool by label) reach the edge of their window."""
+    edge = np.zeros(count, bool)
+    for border in (labels[:, 0], labels[:, -1], labels[:, :, 0], labels[:, :, -1]):
+        edge[border.ravel()] = True
+    return edge
 
 
 def contradicted(crops: np.ndarray, suits: list[str]) -> np.ndarray:
     """Which reads' suits (letters S, H, D, C) are of the other colour than the ink of
     their pip or of their rank glyph."""
+    if not suits:
+        return np.zeros(0, bool)
+    papers = paper_colours(crops)
+    expected = np.array([RED if suit in RED_SUITS else BLACK for suit in suits])
     verdict = np.zeros(len(suits), bool)
-    for k, suit in enumerate(suits):
-        expected = RED if suit in RED_SUITS else BLACK
-        verdict[k] = (pip_colour(crops[k]) not in (NOT_KNOWN, expected)
-                      or rank_colour(crops[k]) not in (NOT_KNOWN, expected))
+    for rows, cols, centre in ((PIP_ROWS, PIP_COLS, PIP_CENTRE),
+                               (RANK_ROWS, RANK_COLS, RANK_CENTRE)):
+        colour = glyph_colours(crops, papers, rows, cols, centre)
+        verdict |= (colour != NOT_KNOWN) & (colour != expected)
     return verdict
