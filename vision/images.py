@@ -10,7 +10,10 @@ allocated (a 20000x20000 picture would take 1.2 GB decoded).
 `frame_problem(frame)` says what is wrong with a frame (not a BGR picture, too
 small or too large, black, one flat colour), or None for a frame worth reading
 cards from. The daemon's camera feed skips such frames; `tablectl vision
-detect` refuses such pictures.
+detect` refuses such pictures. `has_colour(frame)` says whether a frame shows
+any colour at all: the recognizer tells red cards from black by their ink, so
+the `vision` commands warn of a grey picture (a grey camera, or a picture saved
+grey) without refusing it.
 
 numpy and OpenCV are imported only when a picture is decoded or checked.
 """
@@ -28,6 +31,13 @@ MAX_IMAGE_SIDE = 8192  # pixels a side; a camera frame is far smaller
 MIN_IMAGE_SIDE = 32
 BLACK_LEVEL = 24  # a frame whose 99th percentile brightness is below this is black
 FLAT_SPREAD = 2.0  # a frame whose pixels spread less than this is one flat colour
+# A pixel whose channels differ by more than this is coloured; a table in colour has
+# felt, chips or red print: far more than this share of its pixels.
+COLOURED_SPREAD = 24
+MIN_COLOURED_SHARE = 0.001
+GREY_WARNING = ("the picture has no colour (a grey camera, or a picture saved grey): the "
+                "recognizer tells hearts and diamonds from spades and clubs by their ink, "
+                "and reports hearts and diamonds unknown in a grey picture")
 FORMATS = "PNG, JPEG, BMP, WebP or TIFF"
 
 
@@ -57,6 +67,14 @@ def frame_problem(frame: Any) -> str | None:
     if float(sample.std()) < FLAT_SPREAD:
         return "the picture is one flat colour (nothing in view)"
     return None
+
+
+def has_colour(frame: np.ndarray) -> bool:
+    """Whether some of a BGR frame's pixels are coloured (not black, grey or white)."""
+    step = max(1, min(frame.shape[0], frame.shape[1]) // 360)
+    sample = frame[::step, ::step].reshape(-1, 3)
+    spread = sample.max(axis=1).astype("int16") - sample.min(axis=1)
+    return float((spread > COLOURED_SPREAD).mean()) >= MIN_COLOURED_SHARE
 
 
 def image_size(data: bytes) -> tuple[str, int, int] | None:

@@ -84,8 +84,9 @@ def _load_layout(path: str | None) -> Layout | None:
 def _read_image(path: str, *, check_frame: bool = False) -> np.ndarray:
     """The picture, or OSError naming the file and what is wrong with it: not a picture,
     truncated, larger than `vision.images.MAX_IMAGE_SIDE` a side (refused before it is
-    decoded), or with `check_frame` no picture to read cards from (black, flat)."""
-    from vision.images import ImageError, frame_problem, read_image
+    decoded), or with `check_frame` no picture to read cards from (black, flat).
+    A grey picture is read, with a warning on stderr."""
+    from vision.images import GREY_WARNING, ImageError, frame_problem, has_colour, read_image
 
     try:
         image = read_image(path)
@@ -94,6 +95,8 @@ def _read_image(path: str, *, check_frame: bool = False) -> np.ndarray:
     problem = frame_problem(image) if check_frame else None
     if problem is not None:
         raise OSError(f"{path}: {problem}")
+    if not has_colour(image):
+        print(f"tablectl vision: warning: {path}: {GREY_WARNING}", file=sys.stderr)
     return image
 
 

@@ -75,3 +75,31 @@ def test_preview_writes_the_annotated_picture(tmp_path: Path) -> None:
     assert drawn is not None and original is not None
     assert drawn.shape == original.shape
     assert (cv2.absdiff(drawn, original).max(axis=2) > 60).sum() > 500
+
+
+def test_a_grey_picture_is_read_with_a_warning(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    image, layout, _visible = _scene(tmp_path)
+    assert main(["vision", "detect", str(image), "--json", "--layout", str(layout)]) == 0
+    assert "no colour" not in capsys.readouterr().err
+    grey = tmp_path / "grey.png"
+    cv2.imwrite(str(grey), cv2.cvtColor(cv2.imread(str(image)), cv2.COLOR_BGR2GRAY))
+    assert main(["vision", "detect", str(grey), "--json", "--layout", str(layout)]) == 0
+    captured = capsys.readouterr()
+    assert "grey.png" in captured.err and "no colour" in captured.err
+    assert json.loads(captured.out)["image"] == str(grey)
+
+
+def test_colour_is_told_from_grey() -> None:
+    import numpy as np
+
+    from vision.images import has_colour
+
+    table = np.full((720, 1280, 3), 200, np.uint8)  # grey felt, white cards, black print
+    table[100:400, 300:700] = 250
+    table[120:160, 320:340] = 20
+    assert not has_colour(table)
+    # One red index (28 x 40 px, 0.12% of the frame) is colour enough.
+    table[200:240, 500:528] = (40, 40, 200)
+    assert has_colour(table)
+    assert has_colour(np.full((720, 1280, 3), (40, 110, 50), np.uint8))  # green felt
