@@ -152,7 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for number, scene in enumerate(generate_scenes(args.n, args.seed, designs), start=1):
         write_scene(scene, args.out, number)
-        if number % 20 == 0 or number == args.n:
+        # The first scene at once (the set is under way), then every 20th.
+        if number == 1 or number % 20 == 0 or number == args.n:
             print(f"{number}/{args.n} scenes written to {args.out}", flush=True)
     return 0
 
