@@ -48,7 +48,7 @@ RED_EXCESS = 70.0
 BLACK_BRIGHTEST = 130.0
 BLACK_SPREAD = 50.0
 MIN_PRINT_PIXELS = 4
-# Share of red among the pip's print pixels that splits the two colours. On the
+# Share of red among a glyph's print pixels that splits the two colours. On the
 # training decks' scenes red pips measure 0.5 or more and black ones 0.12 or less.
 RED_SHARE = 0.3
 

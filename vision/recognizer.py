@@ -14,7 +14,9 @@ Pipeline (see docs/vision.md):
    where the settings name an ensemble (`vision.members`), each member's
    classifier and verifier read the same candidates and each kind's readings
    are combined first;
-5. overlapping reads of one index are merged, and the two corners of one card
+5. a read whose suit is of the other colour than the ink of its pip or rank
+   glyph is not sure (`vision.pip_colour`);
+6. overlapping reads of one index are merged, and the two corners of one card
    (read upside down from each other) count once.
 """
 
