@@ -10,7 +10,10 @@ class Detection:
     """A card read from its index corner.
 
     `x`, `y` is the centre of the index corner that was read, in image pixels;
-    `box` is the layout area it lies in (None without a layout or outside all).
+    `box` is the layout area it lies in (None without a layout or outside all);
+    `reason`, for an index corner seen but not read (card "??"), why not
+    (`vision.reads`: "unsure", "networks disagree", "corners disagree", "ink
+    colour").
     """
 
     card: str
@@ -18,12 +21,16 @@ class Detection:
     y: float
     confidence: float
     box: str | None = None
+    reason: str | None = None
 
     def to_json(self) -> dict[str, object]:
-        return {
+        doc: dict[str, object] = {
             "card": self.card,
             "x": round(self.x, 1),
             "y": round(self.y, 1),
             "box": self.box,
             "confidence": round(self.confidence, 3),
         }
+        if self.reason is not None:
+            doc["reason"] = self.reason
+        return doc

@@ -27,6 +27,8 @@ class _Read:
     down: tuple[float, float]
     # The card's centre where both its corners were read (their midpoint), else None.
     centre: tuple[float, float] | None = None
+    # Why an unknown corner is not read (one of the reasons below); "" for a read.
+    reason: str = ""
 
 
 # Where a card's centre lies from its index (the rank-suit midpoint), in index scales
@@ -94,6 +96,13 @@ def boxes_of(reads: list[_Read], layout: Layout) -> list[str | None]:
 
 
 UNKNOWN_CARD = "??"  # an index corner seen but not read surely enough
+# Why a corner is unknown: the networks' confidence under the threshold; the two
+# networks naming different cards (`agreement`); its card's two corners read as
+# different cards (`conflicts`); the read suit of the other colour than the ink.
+UNSURE = "unsure"
+NETWORKS_DISAGREE = "networks disagree"
+CORNERS_DISAGREE = "corners disagree"
+INK_COLOUR = "ink colour"
 
 # Two reads facing opposite ways whose cards' estimated centres are this close (in
 # index scales) are the two corners of one card.
@@ -172,7 +181,7 @@ def settle_conflicts(reads: list[_Read], rule: str = "better"
         elif rule == "unknown":
             # One unknown for the two: the read the better (merge_corners lists best first).
             if all(position_of[id(other)] > position for other in rivals):
-                unknown.append(replace(read, card=UNKNOWN_CARD))
+                unknown.append(replace(read, card=UNKNOWN_CARD, reason=CORNERS_DISAGREE))
         elif not any(other.confidence >= read.confidence for other in rivals):
             kept.append(read)
     return kept, unknown

@@ -52,7 +52,10 @@ from vision.networks import Network, forward_all
 from vision.pip_colour import PIP_COLOUR_RULES, contradicted
 from vision.reads import (
     CONFLICT_RULES,
+    INK_COLOUR,
+    NETWORKS_DISAGREE,
     UNKNOWN_CARD,
+    UNSURE,
     _Read,
     boxes_of,
     merge_corners,
@@ -148,9 +151,10 @@ class Recognizer:
         An unsure corner is reported as card `UNKNOWN` at its place, never guessed:
         the networks call it an index but rank x suit probability stays under
         `min_confidence`, or (where the settings switch the rules on) the two
-        networks name different cards (`agreement`) or a card's two corners read
-        as different cards (`conflicts`). Corners of cards that were read are not
-        reported again.
+        networks name different cards (`agreement`), a card's two corners read
+        as different cards (`conflicts`) or the read suit is of the other colour
+        than the ink (`pip_colour`); its `reason` says which. Corners of cards that
+        were read are not reported again.
         """
         if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
             raise ValueError(f"expected a BGR uint8 frame (HxWx3), got {frame.dtype} "
@@ -165,7 +169,7 @@ class Recognizer:
         found: list[list[Detection]] = []
         for group in (reads, unsure):
             boxes = boxes_of(group, layout) if layout is not None else [None] * len(group)
-            found.append([Detection(r.card, r.x, r.y, r.confidence, box)
+            found.append([Detection(r.card, r.x, r.y, r.confidence, box, r.reason or None)
                           for r, box in zip(group, boxes, strict=True)])
         return found[0], found[1]
 
@@ -216,10 +220,13 @@ class Recognizer:
                     elif card == read:  # the networks read it surely, and the deck agrees
                         confidence[row] = network_confidence[row]
                     rank[row], suit[row] = RANKS.index(card[0]), SUITS.index(card[1])
-        sure = (rank != NOT_INDEX) & (confidence >= self.min_confidence) & ~disagreeing
+        confident = (rank != NOT_INDEX) & (confidence >= self.min_confidence)
+        sure = confident & ~disagreeing
+        miscoloured = np.zeros_like(sure)
         if self.pip_colour == "check" and sure.any():
             checked = np.flatnonzero(sure)
-            sure[checked] = ~contradicted(crops[checked], [SUITS[s] for s in suit[checked]])
+            miscoloured[checked] = contradicted(crops[checked], [SUITS[s] for s in suit[checked]])
+            sure &= ~miscoloured
         unsure = ~sure & (rank_p[:, NOT_INDEX] < 0.5) if keep_unsure else np.zeros_like(sure)
         reads: list[_Read] = []
         for k in map(int, np.flatnonzero(sure | unsure)):
@@ -227,9 +234,11 @@ class Recognizer:
             scale = float(np.hypot(down[0], down[1]))
             middle = (rank_at[k] + suit_at[k]) / 2.0
             code = RANKS[rank[k]] + SUITS[suit[k]] if sure[k] else UNKNOWN
+            reason = ("" if sure[k] else INK_COLOUR if miscoloured[k]
+                      else NETWORKS_DISAGREE if confident[k] else UNSURE)
             reads.append(_Read(code, float(middle[0]),
                                float(middle[1]), float(confidence[k]), scale,
-                               (float(down[0] / scale), float(down[1] / scale))))
+                               (float(down[0] / scale), float(down[1] / scale)), reason=reason))
         return reads
 
     def looks_like_index(self, glance: np.ndarray) -> np.ndarray:

@@ -166,3 +166,5 @@ def test_in_a_frame_without_colour_red_reads_are_overruled_and_black_ones_kept(
     assert len(red_checked) <= len(red_unchecked) // 2, (red_unchecked, red_checked)
     assert sorted(c for c in checked if c[1] in "SC") == sorted(
         c for c in unchecked if c[1] in "SC")
+    _cards, unknown = Recognizer().detect_all(grey)
+    assert "ink colour" in {d.reason for d in unknown}

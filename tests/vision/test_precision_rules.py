@@ -13,7 +13,18 @@ import pytest
 
 from foundation.cards import RANKS, SUITS
 from vision.combine import disagree
-from vision.reads import UNKNOWN_CARD, _Read, merge_corners, settle_conflicts
+from vision.detection import Detection
+from vision.pip_colour import PIP_COLS, PIP_ROWS, RANK_COLS, RANK_ROWS
+from vision.reads import (
+    CORNERS_DISAGREE,
+    INK_COLOUR,
+    NETWORKS_DISAGREE,
+    UNKNOWN_CARD,
+    UNSURE,
+    _Read,
+    merge_corners,
+    settle_conflicts,
+)
 from vision.recognizer import MODEL_DIR, MODEL_FILE, ModelError, Recognizer
 
 
@@ -89,6 +100,7 @@ def test_corners_read_as_two_cards_become_one_unknown() -> None:
         kept, unknown = settle_conflicts(merge_corners(_corners(top, bottom)), "unknown")
         assert kept == []
         assert [(r.card, r.x, r.y) for r in unknown] == [(UNKNOWN_CARD, 100.0, 100.0)]
+        assert unknown[0].reason == CORNERS_DISAGREE
 
 
 def test_cards_of_a_fanned_hand_are_no_conflict() -> None:
@@ -122,12 +134,21 @@ Reading = tuple[np.ndarray, np.ndarray]
 MLP_TEN, VERIFIER_QUEEN = _reading("TS", 0.6, runner_up=("QS", 0.35)), _reading("QS", 0.95)
 
 
-def _one_candidate(monkeypatch: pytest.MonkeyPatch, recognizer: Recognizer,
-                   mlp: Reading, verifier: Reading) -> list[str]:
-    """Read a frame holding one candidate pair the two networks read as given."""
+def _black_index() -> np.ndarray:
+    """An upright crop of white stock with a black rank glyph and a black pip."""
+    crop = np.full((1, 36, 24, 3), 235, np.uint8)
+    for rows, cols in ((PIP_ROWS, PIP_COLS), (RANK_ROWS, RANK_COLS)):
+        crop[0, rows.start + 3:rows.stop - 3, cols.start + 4:cols.stop - 4] = 25
+    return crop
+
+
+def _candidate_reads(monkeypatch: pytest.MonkeyPatch, recognizer: Recognizer,
+                     mlp: Reading, verifier: Reading) -> list[_Read]:
+    """Read a frame holding one candidate pair the two networks read as given (its crop
+    a black index: `_black_index`)."""
     import vision.recognizer as module
 
-    crops = np.zeros((1, 36, 24, 3), np.uint8)
+    crops = _black_index()
     monkeypatch.setattr(module, "candidate_features", lambda frame, look: (
         np.zeros((1, module.FEATURE_SIZE), np.float32), np.array([[50.0, 40.0]]),
         np.array([[50.0, 55.0]]), crops))
@@ -135,7 +156,12 @@ def _one_candidate(monkeypatch: pytest.MonkeyPatch, recognizer: Recognizer,
                         lambda features: (mlp[0].copy(), mlp[1].copy()))
     monkeypatch.setattr(recognizer, "verify_and_embed", lambda crops: (*verifier, None))
     frame = np.zeros((100, 100, 3), np.uint8)
-    return [r.card for r in recognizer.read_candidates(frame, keep_unsure=True)]
+    return recognizer.read_candidates(frame, keep_unsure=True)
+
+
+def _one_candidate(monkeypatch: pytest.MonkeyPatch, recognizer: Recognizer,
+                   mlp: Reading, verifier: Reading) -> list[str]:
+    return [r.card for r in _candidate_reads(monkeypatch, recognizer, mlp, verifier)]
 
 
 def test_a_disagreement_is_an_unknown_corner_under_the_agreement_rule(
@@ -154,3 +180,31 @@ def test_without_the_rule_the_combined_reading_decides(
 def test_an_unknown_rule_in_the_model_settings_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="conflicts 'coin' is none of better, unknown"):
         Recognizer(_model_copy(tmp_path, conflicts="coin"))
+
+
+def test_an_unknown_corner_says_why_it_is_not_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def why(recognizer: Recognizer, mlp: Reading, verifier: Reading) -> list[tuple[str, str]]:
+        return [(r.card, r.reason)
+                for r in _candidate_reads(monkeypatch, recognizer, mlp, verifier)]
+
+    agreeing = Recognizer(_model_copy(tmp_path, agreement="cards"))
+    assert why(agreeing, _reading("QS"), VERIFIER_QUEEN) == [("QS", "")]
+    assert why(agreeing, MLP_TEN, VERIFIER_QUEEN) == [(UNKNOWN_CARD, NETWORKS_DISAGREE)]
+    # 0.5 x 0.6 from each network: 0.3 together, under min_confidence (0.6).
+    faint = _reading("QS", 0.5, 0.6)
+    assert why(agreeing, faint, faint) == [(UNKNOWN_CARD, UNSURE)]
+    # Both networks surely read a heart where the ink is black.
+    heart = _reading("QH", 0.95, 0.95)
+    assert why(Recognizer(), heart, heart) == [(UNKNOWN_CARD, INK_COLOUR)]
+    unchecked = tmp_path / "unchecked"
+    unchecked.mkdir()
+    assert why(Recognizer(_model_copy(unchecked, pip_colour="off")), heart, heart) == [
+        ("QH", "")]
+
+
+def test_only_an_unknown_corner_carries_a_reason_in_json() -> None:
+    read = Detection("QS", 10.0, 20.0, 0.9, "box1").to_json()
+    unknown = Detection(UNKNOWN_CARD, 10.0, 20.0, 0.3, "box1", UNSURE).to_json()
+    assert set(read) == {"card", "x", "y", "box", "confidence"}
+    assert unknown["reason"] == "unsure" and unknown["card"] == "??"
