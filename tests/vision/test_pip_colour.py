@@ -7,9 +7,7 @@ read, and a frame with its colour taken out yields no red card.
 
 from __future__ import annotations
 
-import json
 import math
-import shutil
 from pathlib import Path
 
 import cv2
@@ -19,6 +17,7 @@ from hwsim.camera.artwork import ArtworkDeck
 from hwsim.camera.deck_corpus import ensure_corpus
 from hwsim.camera.render import SceneSpec, render_scene
 
+from tests.vision.model_copies import model_copy
 from vision.features import CROP_H, CROP_W, cut_all
 from vision.pip_colour import (
     BLACK,
@@ -32,7 +31,7 @@ from vision.pip_colour import (
     pip_colour,
     rank_colour,
 )
-from vision.recognizer import MODEL_DIR, MODEL_FILE, ModelError, Recognizer
+from vision.recognizer import ModelError, Recognizer
 
 PAPER = (235, 235, 235)
 
@@ -95,20 +94,9 @@ def test_the_rank_glyph_is_judged_like_the_pip() -> None:
     assert verdict.tolist() == [True, True, True, False, False]
 
 
-def _model_copy(folder: Path, pip_colour_rule: str) -> Path:
-    info = json.loads(MODEL_FILE.with_suffix(".json").read_text(encoding="utf-8"))
-    for key in ("filter_model", "verifier_model"):
-        if info.get(key):
-            shutil.copy(MODEL_DIR / info[key], folder / info[key])
-    shutil.copy(MODEL_FILE, folder / MODEL_FILE.name)
-    info["pip_colour"] = pip_colour_rule
-    (folder / MODEL_FILE.with_suffix(".json").name).write_text(json.dumps(info))
-    return folder / MODEL_FILE.name
-
-
 def test_an_unknown_pip_colour_rule_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="pip_colour 'maybe' is none of check, off"):
-        Recognizer(_model_copy(tmp_path, "maybe"))
+        Recognizer(model_copy(tmp_path, pip_colour="maybe"))
 
 
 DECK = "kde-nicu-white"  # held out of training and of tuning this measure
@@ -131,7 +119,7 @@ def scene_image(tmp_path_factory: pytest.TempPathFactory) -> tuple[np.ndarray, l
 def test_real_corners_read_right_keep_their_colour(
         scene_image: tuple[np.ndarray, list, float], tmp_path: Path) -> None:
     image, truth, card_width = scene_image
-    unchecked = Recognizer(_model_copy(tmp_path, "off"))
+    unchecked = Recognizer(model_copy(tmp_path, pip_colour="off"))
     right = []
     for read in unchecked.read_candidates(image):
         near = [t.card for t in truth if t.index_points and min(
@@ -156,7 +144,8 @@ def test_real_corners_read_right_keep_their_colour(
 def test_in_a_frame_without_colour_red_reads_are_overruled_and_black_ones_kept(
         scene_image: tuple[np.ndarray, list, float], tmp_path: Path) -> None:
     grey = cv2.cvtColor(cv2.cvtColor(scene_image[0], cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
-    unchecked = [r.card for r in Recognizer(_model_copy(tmp_path, "off")).read_candidates(grey)]
+    unchecked_reader = Recognizer(model_copy(tmp_path, pip_colour="off"))
+    unchecked = [r.card for r in unchecked_reader.read_candidates(grey)]
     checked = [r.card for r in Recognizer().read_candidates(grey)]
     red_unchecked = [card for card in unchecked if card[1] in "HD"]
     red_checked = [card for card in checked if card[1] in "HD"]

@@ -3,15 +3,13 @@ read as different cards, end as an unknown corner instead of a guess."""
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
 from foundation.cards import RANKS, SUITS
+from tests.vision.model_copies import model_copy
 from vision.combine import disagree
 from vision.detection import Detection
 from vision.pip_colour import PIP_COLS, PIP_ROWS, RANK_COLS, RANK_ROWS
@@ -25,7 +23,7 @@ from vision.reads import (
     merge_corners,
     settle_conflicts,
 )
-from vision.recognizer import MODEL_DIR, MODEL_FILE, ModelError, Recognizer
+from vision.recognizer import ModelError, Recognizer
 
 
 def _reading(card: str | None, rank_p: float = 0.9, suit_p: float = 0.95,
@@ -115,19 +113,6 @@ def test_cards_of_a_fanned_hand_are_no_conflict() -> None:
         assert sorted(r.card for r in kept) == ["5S", "6S", "9D"] and unknown == []
 
 
-def _model_copy(folder: Path, **settings: Any) -> Path:
-    info = json.loads(MODEL_FILE.with_suffix(".json").read_text(encoding="utf-8"))
-    for key in ("filter_model", "verifier_model"):
-        if info.get(key):
-            shutil.copy(MODEL_DIR / info[key], folder / info[key])
-    shutil.copy(MODEL_FILE, folder / MODEL_FILE.name)
-    for member in info.get("ensemble", []):
-        shutil.copytree(MODEL_DIR / member, folder / member)
-    info.update(settings)
-    (folder / MODEL_FILE.with_suffix(".json").name).write_text(json.dumps(info))
-    return folder / MODEL_FILE.name
-
-
 Reading = tuple[np.ndarray, np.ndarray]
 # The classifier takes a queen for a "10" (the queen its second thought), the verifier
 # reads the queen surely: together, the queen surely enough.
@@ -166,20 +151,20 @@ def _one_candidate(monkeypatch: pytest.MonkeyPatch, recognizer: Recognizer,
 
 def test_a_disagreement_is_an_unknown_corner_under_the_agreement_rule(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    recognizer = Recognizer(_model_copy(tmp_path, agreement="cards"))
+    recognizer = Recognizer(model_copy(tmp_path, agreement="cards"))
     assert _one_candidate(monkeypatch, recognizer, _reading("QS"), VERIFIER_QUEEN) == ["QS"]
     assert _one_candidate(monkeypatch, recognizer, MLP_TEN, VERIFIER_QUEEN) == [UNKNOWN_CARD]
 
 
 def test_without_the_rule_the_combined_reading_decides(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    recognizer = Recognizer(_model_copy(tmp_path, agreement="none"))
+    recognizer = Recognizer(model_copy(tmp_path, agreement="none"))
     assert _one_candidate(monkeypatch, recognizer, MLP_TEN, VERIFIER_QUEEN) == ["QS"]
 
 
 def test_an_unknown_rule_in_the_model_settings_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="conflicts 'coin' is none of better, unknown"):
-        Recognizer(_model_copy(tmp_path, conflicts="coin"))
+        Recognizer(model_copy(tmp_path, conflicts="coin"))
 
 
 def test_an_unknown_corner_says_why_it_is_not_read(
@@ -188,7 +173,7 @@ def test_an_unknown_corner_says_why_it_is_not_read(
         return [(r.card, r.reason)
                 for r in _candidate_reads(monkeypatch, recognizer, mlp, verifier)]
 
-    agreeing = Recognizer(_model_copy(tmp_path, agreement="cards"))
+    agreeing = Recognizer(model_copy(tmp_path, agreement="cards"))
     assert why(agreeing, _reading("QS"), VERIFIER_QUEEN) == [("QS", "")]
     assert why(agreeing, MLP_TEN, VERIFIER_QUEEN) == [(UNKNOWN_CARD, NETWORKS_DISAGREE)]
     # 0.5 x 0.6 from each network: 0.3 together, under min_confidence (0.6).
@@ -199,7 +184,7 @@ def test_an_unknown_corner_says_why_it_is_not_read(
     assert why(Recognizer(), heart, heart) == [(UNKNOWN_CARD, INK_COLOUR)]
     unchecked = tmp_path / "unchecked"
     unchecked.mkdir()
-    assert why(Recognizer(_model_copy(unchecked, pip_colour="off")), heart, heart) == [
+    assert why(Recognizer(model_copy(unchecked, pip_colour="off")), heart, heart) == [
         ("QH", "")]
 
 

@@ -1,0 +1,25 @@
+"""A copy of the shipped networks with other settings, for tests of the model settings."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from vision.recognizer import MODEL_DIR, MODEL_FILE
+
+
+def model_copy(folder: Path, **settings: Any) -> Path:
+    """The shipped classifier, filter, verifier and ensemble members copied into
+    `folder` with `settings` changed in their settings file; the classifier's path."""
+    info = json.loads(MODEL_FILE.with_suffix(".json").read_text(encoding="utf-8"))
+    for key in ("filter_model", "verifier_model"):
+        if info.get(key):
+            shutil.copy(MODEL_DIR / info[key], folder / info[key])
+    shutil.copy(MODEL_FILE, folder / MODEL_FILE.name)
+    for member in info.get("ensemble", []):
+        shutil.copytree(MODEL_DIR / member, folder / member)
+    info.update(settings)
+    (folder / MODEL_FILE.with_suffix(".json").name).write_text(json.dumps(info))
+    return folder / MODEL_FILE.name
