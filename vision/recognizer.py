@@ -121,7 +121,7 @@ class Recognizer:
         # card's two corners read as different cards are settled (`vision.reads`).
         self.agreement = str(info.get("agreement", "none"))
         self.conflicts = str(info.get("conflicts", "better"))
-        # "check": a read whose suit is of the other colour than its pip's ink is not sure.
+        # "check": a read whose suit is of the other colour than its glyphs' ink is not sure.
         self.pip_colour = str(info.get("pip_colour", "check"))
         for key, value, allowed in (("agreement", self.agreement, AGREEMENT_RULES),
                                     ("conflicts", self.conflicts, CONFLICT_RULES),
