@@ -262,9 +262,9 @@ def test_the_simulators_camera_stops_on_sigint_in_one_line(tmp_path: Path) -> No
     # Both pipes are read all along: a full pipe would stop the process.
     errors = OutputLines(process.stderr)
     try:
-        # Under way once it says it wrote its first scene.
-        OutputLines(process.stdout).wait_for_line(lambda line: "scenes written" in line,
-                                                  "the first scene written", 120)
+        # Well under way once it says it wrote 20 scenes (it says so after the first too).
+        OutputLines(process.stdout).wait_for_line(lambda line: line.startswith("20/"),
+                                                  "20 scenes written", 120)
         process.send_signal(signal.SIGINT)
         try:
             process.wait(60)
