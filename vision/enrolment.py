@@ -123,6 +123,14 @@ def upright_card(picture: np.ndarray) -> np.ndarray:
     return cv2.warpPerspective(picture, matrix, (CARD_W, CARD_H), flags=cv2.INTER_AREA)
 
 
+# How each view is spoilt, as a table camera spoils a card: not at all, moved a few
+# pixels while the shutter was open, or a little out of focus; the spoilt views are
+# compressed harder. A blurred club of some designs is nearer a sharp spade than a
+# sharp club, so the blurred looks are enrolled too.
+SPOILINGS = ("sharp", "motion blur", "defocus")
+FELT_BGR = (40, 110, 30)
+
+
 def _views(card: np.ndarray, rng: np.random.Generator) -> Iterable[tuple[np.ndarray,
                                                                          np.ndarray]]:
     """The card drawn on felt as the camera may see it; with the two index corners' areas
@@ -131,25 +139,52 @@ def _views(card: np.ndarray, rng: np.random.Generator) -> Iterable[tuple[np.ndar
         height = round(width * CARD_H / CARD_W)
         small = cv2.resize(card, (width, height), interpolation=cv2.INTER_AREA)
         pad = width
-        canvas: np.ndarray = np.full((height + 2 * pad, width + 2 * pad, 3), (40, 110, 30),
+        canvas: np.ndarray = np.full((height + 2 * pad, width + 2 * pad, 3), FELT_BGR,
                                      np.uint8)
         canvas[pad:pad + height, pad:pad + width] = small
         centre = (pad + width / 2, pad + height / 2)
         matrix = cv2.getRotationMatrix2D(centre, turn, 1.0)
-        canvas = cv2.warpAffine(canvas, matrix, (canvas.shape[1], canvas.shape[0]),
-                                flags=cv2.INTER_LINEAR, borderValue=(40, 110, 30))
-        noisy = canvas.astype(np.float32) + rng.normal(0, 2.0, canvas.shape)
-        canvas = np.clip(noisy, 0, 255).astype(np.uint8)
-        ok, jpeg = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, 85])
-        decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else None
-        if decoded is not None:
-            canvas = decoded
+        turned_card = cv2.warpAffine(canvas, matrix, (canvas.shape[1], canvas.shape[0]),
+                                     flags=cv2.INTER_LINEAR, borderValue=FELT_BGR)
         quarter = np.array([[pad, pad, pad + width / 2, pad + height / 2],
                             [pad + width / 2, pad + height / 2, pad + width, pad + height]])
         corners = quarter.reshape(-1, 2, 2)
         turned = cv2.transform(corners.reshape(-1, 1, 2), matrix).reshape(-1, 2, 2)
         boxes = np.concatenate([turned.min(axis=1), turned.max(axis=1)], axis=1)
-        yield canvas, boxes
+        for spoiling in SPOILINGS:
+            yield _spoilt(turned_card, spoiling, rng), boxes
+
+
+def _spoilt(canvas: np.ndarray, spoiling: str, rng: np.random.Generator) -> np.ndarray:
+    """The view blurred as `spoiling` says, with sensor noise and JPEG compression."""
+    noisy = _blurred(canvas, spoiling, rng).astype(np.float32) + rng.normal(0, 2.0,
+                                                                             canvas.shape)
+    canvas = np.clip(noisy, 0, 255).astype(np.uint8)
+    quality = 85 if spoiling == "sharp" else 65
+    ok, jpeg = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else None
+    return decoded if decoded is not None else canvas
+
+
+def _blurred(canvas: np.ndarray, spoiling: str, rng: np.random.Generator) -> np.ndarray:
+    """The view moved 3 px while the shutter was open, out of focus, or as it is."""
+    if spoiling == "motion blur":
+        return cv2.filter2D(canvas, -1, _motion_kernel(3.0, float(rng.uniform(0, np.pi))))
+    if spoiling == "defocus":
+        return cv2.GaussianBlur(canvas, (0, 0), 0.8)
+    return canvas
+
+
+def _motion_kernel(length: float, angle: float) -> np.ndarray:
+    """A line `length` pixels long at `angle` (radians), as a normalised blur kernel."""
+    size = 2 * int(np.ceil(length / 2)) + 1
+    kernel = np.zeros((size, size), np.float32)
+    middle = size // 2
+    for step in np.linspace(-length / 2, length / 2, 4 * size):
+        kernel[int(round(middle + step * np.sin(angle))),
+               int(round(middle + step * np.cos(angle)))] += 1.0
+    normalised: np.ndarray = kernel / kernel.sum()
+    return normalised
 
 
 def corner_embeddings(recognizer: Recognizer, card: np.ndarray,

@@ -116,10 +116,42 @@ OPPOSITE_CORNERS = 12.0
 def merge_reads(reads: list[_Read], conflicts: str = "better") -> list[_Read]:
     """One read per index (best first), then one per card (its two corners merged).
 
-    Corners of one card read as different cards are settled by `settle_conflicts`
-    (`conflicts`); the reads it turns into unknowns are left out here.
+    Of two reads of one rank glyph facing opposite ways the weaker goes
+    (`drop_turned_twins`). Corners of one card read as different cards are settled
+    by `settle_conflicts` (`conflicts`); the reads it turns into unknowns are left
+    out here.
     """
-    return settle_conflicts(merge_corners(reads), conflicts)[0]
+    return settle_conflicts(merge_corners(drop_turned_twins(reads)), conflicts)[0]
+
+
+# Two reads whose rank glyphs lie this close (in index scales) read the same glyph.
+SAME_GLYPH = 0.3
+
+
+def rank_point(read: _Read) -> tuple[float, float]:
+    """Where the read's rank glyph lies: half an index scale above the index's middle."""
+    return (read.x - 0.5 * read.scale * read.down[0], read.y - 0.5 * read.scale * read.down[1])
+
+
+def drop_turned_twins(reads: list[_Read]) -> list[_Read]:
+    """The reads left when, of two reads of one rank glyph facing opposite ways, the
+    weaker goes.
+
+    A glyph is the rank of one index, with its pip below it. Paired with a pip of
+    something else lying above it (the next card's, a centre pip), it reads upside
+    down: a "6" as a "9", a "7" as an "L"-like "2", with the other pip's suit. Both
+    orders cannot be indices; the networks read the glyph's own index more surely.
+    """
+    ordered = sorted(reads, key=lambda r: -r.confidence)
+    kept: list[_Read] = []
+    for read in ordered:
+        point = rank_point(read)
+        if not any(_facing_apart(read, other)
+                   and math.dist(point, rank_point(other)) < SAME_GLYPH * max(read.scale,
+                                                                             other.scale)
+                   for other in kept):
+            kept.append(read)
+    return kept
 
 
 def merge_corners(reads: list[_Read]) -> list[_Read]:

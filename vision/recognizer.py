@@ -58,6 +58,7 @@ from vision.reads import (
     UNSURE,
     _Read,
     boxes_of,
+    drop_turned_twins,
     merge_corners,
     merge_reads,
     settle_conflicts,
@@ -161,7 +162,8 @@ class Recognizer:
                              f"{frame.shape}")
         candidates = self.read_candidates(frame, keep_unsure=True)
         reads, conflicting = settle_conflicts(
-            merge_corners([r for r in candidates if r.card != UNKNOWN]), self.conflicts)
+            merge_corners(drop_turned_twins([r for r in candidates if r.card != UNKNOWN])),
+            self.conflicts)
         unsure = unknown_reads([*conflicting, *(r for r in candidates if r.card == UNKNOWN)],
                                reads)
         if layout is not None and tuple(layout.image_size) != (frame.shape[1], frame.shape[0]):

@@ -5,11 +5,22 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from tablectl.commands.vision_enroll import set_house_deck
-from vision.enrolment import EnrolmentReport, card_of_name, pictures_in_sheet
+from vision.enrolment import (
+    CARD_H,
+    CARD_W,
+    SPOILINGS,
+    VIEWS,
+    EnrolmentReport,
+    _blurred,
+    _views,
+    card_of_name,
+    pictures_in_sheet,
+)
 from vision.house_deck import CARDS, HouseDeck, HouseDeckError, load_house_deck
 
 
@@ -146,3 +157,26 @@ def test_a_config_naming_a_bad_house_deck_is_refused_by_the_check(tmp_path: Path
     assert config.camera is not None and config.camera.house_deck == str(junk)
     problems = [p for p in resource_problems(config, open_port=False) if "house_deck" in p]
     assert len(problems) == 1 and "not an enrolled deck" in problems[0]
+
+
+def test_each_view_is_enrolled_sharp_motion_blurred_and_out_of_focus() -> None:
+    card = np.full((CARD_H, CARD_W, 3), 245, np.uint8)
+    card[12:30, 8:20] = 20  # a dark "rank" in the top-left corner
+    card[34:44, 9:19] = 20  # its "pip"
+    views = list(_views(card, np.random.default_rng(3)))
+    assert len(views) == len(VIEWS) * len(SPOILINGS)
+    for first in range(0, len(views), len(SPOILINGS)):
+        group = views[first:first + len(SPOILINGS)]
+        assert all(np.array_equal(boxes, group[0][1]) for _, boxes in group)
+
+    def sharpness(picture: np.ndarray) -> float:
+        return float(cv2.Laplacian(cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY),
+                                   cv2.CV_32F).var())
+
+    rng = np.random.default_rng(4)
+    assert np.array_equal(_blurred(card, "sharp", rng), card)
+    for spoiling in ("motion blur", "defocus"):
+        blurred = _blurred(card, spoiling, rng)
+        assert sharpness(blurred) < 0.7 * sharpness(card), spoiling
+        # Blurring moves ink, it does not remove it.
+        assert abs(float(blurred.mean()) - float(card.mean())) < 1.0
