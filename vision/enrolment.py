@@ -129,12 +129,16 @@ def upright_card(picture: np.ndarray) -> np.ndarray:
 # sharp club, so the blurred looks are enrolled too.
 SPOILINGS = ("sharp", "motion blur", "defocus")
 FELT_BGR = (40, 110, 30)
+BLUR_SEED = 7  # the blurred views' noise and motion directions
 
 
-def _views(card: np.ndarray, rng: np.random.Generator) -> Iterable[tuple[np.ndarray,
-                                                                         np.ndarray]]:
+def _views(card: np.ndarray, rng: np.random.Generator
+           ) -> Iterable[tuple[np.ndarray, np.ndarray, str]]:
     """The card drawn on felt as the camera may see it; with the two index corners' areas
-    in the view (x0, y0, x1, y1 rows: top-left and bottom-right quarter-corners)."""
+    in the view (x0, y0, x1, y1 rows: top-left and bottom-right quarter-corners) and the
+    view's spoiling. The sharp views draw their noise from `rng` alone, the blurred ones
+    from a generator of their own, so the sharp exemplars do not depend on the blurring."""
+    blur_rng = np.random.default_rng(BLUR_SEED)
     for width, turn in VIEWS:
         height = round(width * CARD_H / CARD_W)
         small = cv2.resize(card, (width, height), interpolation=cv2.INTER_AREA)
@@ -152,7 +156,8 @@ def _views(card: np.ndarray, rng: np.random.Generator) -> Iterable[tuple[np.ndar
         turned = cv2.transform(corners.reshape(-1, 1, 2), matrix).reshape(-1, 2, 2)
         boxes = np.concatenate([turned.min(axis=1), turned.max(axis=1)], axis=1)
         for spoiling in SPOILINGS:
-            yield _spoilt(turned_card, spoiling, rng), boxes
+            yield (_spoilt(turned_card, spoiling, rng if spoiling == "sharp" else blur_rng),
+                   boxes, spoiling)
 
 
 def _spoilt(canvas: np.ndarray, spoiling: str, rng: np.random.Generator) -> np.ndarray:
@@ -188,10 +193,12 @@ def _motion_kernel(length: float, angle: float) -> np.ndarray:
 
 
 def corner_embeddings(recognizer: Recognizer, card: np.ndarray,
-                      rng: np.random.Generator) -> np.ndarray:
-    """Embeddings of the card's index corners over all views (empty when none is found)."""
+                      rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Embeddings of the card's index corners over all views (empty when none is found),
+    and which of them come from sharp views."""
     found = []
-    for canvas, corner_boxes in _views(card, rng):
+    sharp = []
+    for canvas, corner_boxes, spoiling in _views(card, rng):
         _, rank_at, suit_at, crops = candidate_features(canvas, recognizer.looks_like_index)
         if crops.shape[0] == 0:
             continue
@@ -207,7 +214,10 @@ def corner_embeddings(recognizer: Recognizer, card: np.ndarray,
             best = int(np.argmax(index_like))
             if index_like[best] >= 0.5:
                 found.append(embedding[best])
-    return np.array(found, np.float32) if found else np.zeros((0, 1), np.float32)
+                sharp.append(spoiling == "sharp")
+    if not found:
+        return np.zeros((0, 1), np.float32), np.zeros(0, bool)
+    return np.array(found, np.float32), np.array(sharp, bool)
 
 
 def enrol(recognizer: Recognizer, pictures: dict[str, np.ndarray], name: str,
@@ -222,13 +232,15 @@ def enrol(recognizer: Recognizer, pictures: dict[str, np.ndarray], name: str,
             if not any(item.startswith(card) for item in report.unreadable):
                 report.missing.append(card)
             continue
-        embeddings = corner_embeddings(recognizer, upright_card(pictures[card]), rng)
+        embeddings, sharp = corner_embeddings(recognizer, upright_card(pictures[card]), rng)
         if embeddings.shape[0] < 2:
             report.unreadable.append(card)
             continue
         rows.append(embeddings)
         labels += [CARDS.index(card)] * embeddings.shape[0]
-        mean = embeddings.mean(axis=0)
+        # Cards told apart when sharp are not alike: blurred, a 6 and a 9 of some
+        # designs come close, and telling those apart is what the sharp exemplars are for.
+        mean = (embeddings[sharp] if sharp.any() else embeddings).mean(axis=0)
         means[card] = mean / max(float(np.linalg.norm(mean)), 1e-6)
         report.enrolled.append(card)
     names = list(means)

@@ -40,9 +40,9 @@ def test_a_min_confidence_that_is_no_probability_is_refused(
 def test_the_filter_lets_998_in_1000_indices_through_within_its_bounds() -> None:
     threshold = _tool("mlp_training").filter_threshold
     # 1000 index scores 0.0005, 0.0015, ... 0.9995: 0.2% of them (two) lie under 0.002,
-    # below the floor of 0.03, so the floor holds.
+    # below the floor of 0.01, so the floor holds.
     spread = (np.arange(1000) + 0.5) / 1000
-    assert threshold(spread) == pytest.approx(0.03)
+    assert threshold(spread) == pytest.approx(0.01)
     # Scores from 0.05 up: the 0.2% quantile (0.05 + 0.002 * 0.9) is the threshold.
     assert threshold(0.05 + 0.9 * spread) == pytest.approx(0.05 + 0.9 * 0.002, abs=1e-3)
     # Every index scored high: never above 0.1.

@@ -167,7 +167,8 @@ def test_each_view_is_enrolled_sharp_motion_blurred_and_out_of_focus() -> None:
     assert len(views) == len(VIEWS) * len(SPOILINGS)
     for first in range(0, len(views), len(SPOILINGS)):
         group = views[first:first + len(SPOILINGS)]
-        assert all(np.array_equal(boxes, group[0][1]) for _, boxes in group)
+        assert all(np.array_equal(boxes, group[0][1]) for _, boxes, _ in group)
+        assert [spoiling for _, _, spoiling in group] == list(SPOILINGS)
 
     def sharpness(picture: np.ndarray) -> float:
         return float(cv2.Laplacian(cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY),
