@@ -12,6 +12,8 @@ import os
 import sys
 from collections.abc import Sequence
 
+from hwsim import interrupts
+
 COMMAND_MODULES = ("hwsim.shoe.cli", "hwsim.camera.cli")
 
 
@@ -32,6 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     name = f"python -m hwsim {args.command}"
+    interrupts.install()
     try:
         result: int = func(args)
         sys.stdout.flush()

@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from foundation.cards import RANKS, SUITS
+from hwsim import interrupts
 from hwsim.camera.artwork import HELD_OUT_DECKS, TRAINING_DECKS, ArtworkDeck, font_decks_folder
 from hwsim.camera.deck_corpus import deck_names
 from hwsim.camera.designs import DESIGNS, HELD_OUT_DESIGNS, TUNING_DESIGNS, CardDesign
@@ -152,6 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for number, scene in enumerate(generate_scenes(args.n, args.seed, designs), start=1):
         write_scene(scene, args.out, number)
+        interrupts.check()  # a Ctrl-C whose KeyboardInterrupt was lost stops here
         # The first scene at once (the set is under way), then every 20th.
         if number == 1 or number % 20 == 0 or number == args.n:
             print(f"{number}/{args.n} scenes written to {args.out}", flush=True)
