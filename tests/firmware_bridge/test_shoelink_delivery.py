@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 
 import pytest
-from hwsim.shoe import LineFaults, SentRecord, VirtualShoe, shuffled_shoe
+from hwsim.shoe import LineFaults, SentRecord, ShoeTiming, VirtualShoe, shuffled_shoe
 
 from firmware_bridge.shoelink import (
     LinkState,
@@ -190,7 +190,10 @@ def test_a_slow_consumer_sees_each_event_once_while_the_shoe_resends(
 ) -> None:
     cards = shuffled_shoe(2, seed=9)
     inbox: queue.Queue[ShoeEvent] = queue.Queue()
-    shoe = VirtualShoe(cards, timing=SHOE_TIMING, seed=4)
+    # The shoe re-sends sooner than the consumer's 30 ms writes end.
+    resending_soon = ShoeTiming(resend_interval_s=0.01,
+                                heartbeat_interval_s=SHOE_TIMING.heartbeat_interval_s)
+    shoe = VirtualShoe(cards, timing=resending_soon, seed=4)
     reader = ShoeLinkReader(shoe.path, inbox.put, resume_after=0, timing=HOST_TIMING)
     rig[0].append(shoe)
     rig[1].append(reader)
