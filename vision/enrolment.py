@@ -13,7 +13,7 @@ cannot be found, or that looks like another enrolled card is named in the report
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -221,9 +221,14 @@ def corner_embeddings(recognizer: Recognizer, card: np.ndarray,
 
 
 def enrol(recognizer: Recognizer, pictures: dict[str, np.ndarray], name: str,
-          report: EnrolmentReport, seed: int = 0) -> HouseDeck:
-    """The house deck from one picture per card; what is wrong goes in `report`."""
+          report: EnrolmentReport, seed: int = 0,
+          progress: Callable[[int, int], None] | None = None) -> HouseDeck:
+    """The house deck from one picture per card; what is wrong goes in `report`.
+
+    `progress(done, total)` is called after each card picture is enrolled.
+    """
     rng = np.random.default_rng(seed)
+    done = 0
     rows: list[np.ndarray] = []
     labels: list[int] = []
     means: dict[str, np.ndarray] = {}
@@ -233,6 +238,9 @@ def enrol(recognizer: Recognizer, pictures: dict[str, np.ndarray], name: str,
                 report.missing.append(card)
             continue
         embeddings, sharp = corner_embeddings(recognizer, upright_card(pictures[card]), rng)
+        done += 1
+        if progress is not None:
+            progress(done, len(pictures))
         if embeddings.shape[0] < 2:
             report.unreadable.append(card)
             continue

@@ -62,7 +62,8 @@ def run_enroll(args: argparse.Namespace) -> int:
             return _fail(str(exc))
     try:
         recognizer = Recognizer()
-        deck = enrol(recognizer, pictures, args.name or args.out.stem, report)
+        deck = enrol(recognizer, pictures, args.name or args.out.stem, report,
+                     progress=_show_progress)
     except (ModelError, ValueError) as exc:
         return _fail(str(exc))
     for line in report.lines():
@@ -81,6 +82,13 @@ def run_enroll(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _fail(f"cannot write: {exc}")
     return 0
+
+
+def _show_progress(done: int, total: int) -> None:
+    """A line every 13 pictures (a suit of a full deck) and at the end: enrolment takes
+    a while (about 16 s for 52 cards on an x86 core, several times that on a Pi)."""
+    if done % 13 == 0 or done == total:
+        print(f"enrolling: {done} of {total} card pictures done", flush=True)
 
 
 _SECTION = re.compile(r"^\s*\[([^\]]+)\]\s*(#.*)?$")

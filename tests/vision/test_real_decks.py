@@ -11,6 +11,8 @@ card read wrong.
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -22,7 +24,7 @@ from hwsim.camera.deck_corpus import ensure_corpus
 from hwsim.camera.render import RenderedScene, SceneSpec, render_scene
 
 from vision.enrolment import EnrolmentReport, enrol
-from vision.house_deck import CARDS
+from vision.house_deck import CARDS, load_house_deck
 from vision.layout import layout_from_dict
 from vision.recognizer import MODEL_INFO, Recognizer
 
@@ -164,3 +166,49 @@ def test_the_benchmark_names_a_deck_it_cannot_read_in_one_line(deck: str,
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert deck in done.stderr.splitlines()[-1]
+
+
+def _enroll(cards: Path, out: Path, config: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tablectl", "vision", "enroll", "--cards",
+                           str(cards), "--out", str(out), "--config", str(config)],
+                          capture_output=True, text=True, timeout=300, cwd=out.parent)
+
+
+def test_the_enroll_command_enrols_a_folder_of_card_photos(corpus: Path,
+                                                           tmp_path: Path) -> None:
+    photos = _photos(ArtworkDeck.named(DECKS[1], corpus))
+    folder = tmp_path / "cards"
+    folder.mkdir()
+    for card, photo in photos.items():
+        name = card.replace("T", "10") if card[0] == "T" else card
+        assert cv2.imwrite(str(folder / f"{name.lower()}.png"), photo)
+    (folder / "notes.txt").write_text("taken under the table lamp\n", encoding="utf-8")
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nprofile = "live-studio"\n\n[camera]\nsource = 0\n',
+                      encoding="utf-8")
+    out = tmp_path / "house.npz"
+
+    done = _enroll(folder, out, config)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line for line in lines if line.startswith("enrolling:")] == [
+        f"enrolling: {n} of 52 card pictures done" for n in (13, 26, 39, 52)]
+    assert "enrolled 52 of 52 cards" in lines
+    assert "ignored (not named by a card, e.g. AS.jpg, 10H.png): notes.txt" in lines
+    deck = load_house_deck(out, Recognizer().verifier_id)
+    assert deck.cards == sorted(CARDS, key=CARDS.index)
+    assert f'house_deck = "{out.as_posix()}"' in config.read_text(encoding="utf-8")
+
+    # Three cards only: the other 49 are named, and nothing is written.
+    few = tmp_path / "few"
+    few.mkdir()
+    for name in ("as.png", "2s.png", "3s.png"):
+        (few / name).write_bytes((folder / name).read_bytes())
+    refused = _enroll(few, tmp_path / "few.npz", config)
+    assert refused.returncode == 1
+    assert "missing: 4S, 5S, 6S" in refused.stdout
+    assert refused.stderr.strip() == (
+        "tablectl vision enroll: the deck was not written: fix the input and enrol again, "
+        "or accept fewer cards with --partial")
+    assert not (tmp_path / "few.npz").exists()
+    assert f'house_deck = "{out.as_posix()}"' in config.read_text(encoding="utf-8")
