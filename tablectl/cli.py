@@ -6,6 +6,7 @@ import argparse
 import importlib
 import os
 import sys
+import threading
 import traceback
 import warnings
 from collections.abc import Sequence
@@ -83,6 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe shows here, not at exit
         return result
     except KeyboardInterrupt:
+        global _interrupted
+        _interrupted = True
         _say(f"{command}: interrupted")
         return 1
     except BrokenPipeError:
@@ -99,11 +102,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+# Set once the command has reported a Ctrl-C.
+_interrupted = False
+
+
 def _quiet_unraisable(unraisable: sys.UnraisableHookArgs) -> None:
     """An error Python cannot raise (in a finaliser or a weak reference's callback): a
     Ctrl-C or a closed output landing there is the interrupt the command already reports;
-    anything else is one line, not the interpreter's traceback."""
+    anything else is one line, not the interpreter's traceback.
+
+    After a reported Ctrl-C, an error of the interpreter's last wait for threads is
+    part of that interrupt too: a Ctrl-C landing inside `Thread.start` leaves a thread
+    registered that never started, and the wait fails on it ("cannot join thread
+    before it is started")."""
     if isinstance(unraisable.exc_value, KeyboardInterrupt | BrokenPipeError):
+        return
+    if _interrupted and unraisable.object is threading._shutdown:  # type: ignore[attr-defined]
         return
     _say(f"tablectl: ignored an error in {unraisable.object!r}: "
          f"{type(unraisable.exc_value).__name__}: {unraisable.exc_value}")

@@ -57,3 +57,37 @@ def test_an_interrupt_in_a_finaliser_prints_no_traceback(capsys: pytest.CaptureF
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert err.count("\n") == 1 and "ValueError: bad state" in err
+
+
+def test_after_a_reported_interrupt_the_last_wait_for_threads_says_nothing_more(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C inside Thread.start leaves a thread that never started, and the
+    interpreter's last wait for threads (threading._shutdown) fails on it at exit."""
+    import argparse
+    import threading
+    from types import SimpleNamespace
+
+    from tablectl import cli
+
+    failed_wait = SimpleNamespace(
+        object=threading._shutdown,  # type: ignore[attr-defined]
+        exc_value=RuntimeError("cannot join thread before it is started"))
+    monkeypatch.setattr(cli, "_interrupted", False)
+    cli._quiet_unraisable(failed_wait)  # type: ignore[arg-type]
+    assert "RuntimeError: cannot join thread" in capsys.readouterr().err  # no interrupt yet
+
+    def pressed(_args: argparse.Namespace) -> int:
+        raise KeyboardInterrupt
+
+    parser = argparse.ArgumentParser(prog="tablectl")
+    parser.set_defaults(func=pressed, verbose_all=False)
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)
+    assert cli.main([]) == 1
+    assert capsys.readouterr().err == "tablectl: interrupted\n"
+    cli._quiet_unraisable(failed_wait)  # type: ignore[arg-type]
+    assert capsys.readouterr().err == ""
+    # Any other error is still said.
+    cli._quiet_unraisable(SimpleNamespace(object=len,  # type: ignore[arg-type]
+                                          exc_value=ValueError("bad state")))
+    assert "ValueError: bad state" in capsys.readouterr().err
