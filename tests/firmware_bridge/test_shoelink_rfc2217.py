@@ -70,9 +70,23 @@ class Rfc2217Bridge:
         self.thread.start()
 
     def _serve(self) -> None:
-        connection, _ = self.server.accept()
+        """One connection after another, as ser2net takes a client that connects again
+        (a reader whose first negotiation timed out on a busy machine reconnects)."""
+        self.server.settimeout(0.05)
+        while not self.stop.is_set():
+            try:
+                connection, _ = self.server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return  # the server socket was closed
+            self._serve_one(connection)
+
+    def _serve_one(self, connection: socket.socket) -> None:
+        connection.settimeout(None)
         port = PtySerial(self.device_path, timeout=0.02)
         lock = threading.Lock()
+        done = threading.Event()
 
         class Network:
             def write(self, data: bytes) -> None:
@@ -82,7 +96,7 @@ class Rfc2217Bridge:
         manager = rfc2217.PortManager(port, Network())
 
         def shoe_to_network() -> None:
-            while not self.stop.is_set():
+            while not (self.stop.is_set() or done.is_set()):
                 data = port.read(port.in_waiting or 1)
                 if data:
                     try:
@@ -99,12 +113,14 @@ class Rfc2217Bridge:
                     data = connection.recv(1024)
                 except TimeoutError:
                     continue
+                except OSError:
+                    break
                 if not data:
                     break
                 port.write(b"".join(manager.filter(data)))
                 self.baudrates.append(port.baudrate)
         finally:
-            self.stop.set()
+            done.set()
             pump.join(1.0)
             port.close()
             connection.close()

@@ -95,6 +95,9 @@ def test_a_simulated_table_killed_mid_round_resumes_it_exactly(tmp_path: Path) -
     assert records[0].start_seq == in_play[0].seq
     flags = {flag for r in records for flag in r.flags}
     assert "IMPOSSIBLE_CARD" not in flags, flags
-    assert {"shoe": "loaded"} not in [e.event for e in added]
+    # The interrupted round is played out of the shoe in play. A new shoe may come only
+    # after it: killed late in a shoe, the three rounds may reach its cut card.
+    loaded = [e.seq for e in added if e.event == {"shoe": "loaded"}]
+    assert all(seq > records[0].end_seq for seq in loaded), (loaded, records[0])
     # Three rounds of seven boxes: tens of events each, not hundreds.
     assert len(added) < 3 * 80, len(added)
