@@ -133,11 +133,13 @@ class Floor:
         self._thread: threading.Thread | None = None
         self._said: set[str] = set()
         self._refused_code: str | None = None
+        self._subscribe_mid: int | None = None
         for table in store.tables():
             self._info(table)
         self.client = make_client(broker, client_id)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
+        self.client.on_subscribe = self._on_subscribe
         self.client.on_message = self._on_message
 
     def _info(self, table: str) -> TableInfo:
@@ -193,8 +195,24 @@ class Floor:
             return
         if getattr(reason_code, "is_failure", False):
             return
-        # After a broker restart the session is gone: subscribe every time.
-        client.subscribe([(name, 1) for name in topics.floor_topics(self.share)])
+        # After a broker restart the session is gone: subscribe every time. The floor
+        # counts as connected once the broker has granted the subscriptions: a message
+        # published before that would not reach it.
+        _, self._subscribe_mid = client.subscribe(
+            [(name, 1) for name in topics.floor_topics(self.share)])
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int,
+                      reason_codes: list[Any], properties: Any) -> None:
+        if mid != self._subscribe_mid:
+            return
+        refused = [str(code) for code in reason_codes if getattr(code, "is_failure", False)]
+        if refused:
+            self._refused_code = (f"the broker refused the floor's subscriptions "
+                                  f"({', '.join(refused)})")
+            self.error = self._refused_code
+            self._broker_answered.set()
+            self.watchers()
+            return
         if self.error is not None:
             log.info("the broker %s is back", self.broker.address)
         self.error = None

@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.reasoncodes import ReasonCode
 
 from journal import Journal
-from tablectl.mqtt.floor import Numbers, open_floor
+from tablectl.mqtt.floor import Floor, Numbers, open_floor
 from tablectl.mqtt.floor_store import FloorStore
 from tablectl.mqtt.publisher import Publisher
 from tablectl.mqtt.settings import from_options, parse_url
@@ -238,3 +240,25 @@ def test_a_table_first_seen_by_its_state_is_not_asked_at_once(
     floor._ask_for_missing(seen + 1.5)
     assert asked == [("tablectl/v1/bj-9/resend", {"v": 1, "events": [1, 20]})]
     store.close()
+
+
+def test_the_floor_counts_as_connected_once_its_subscriptions_are_granted(
+        tmp_path: Path) -> None:
+    # Mosquitto grants every subscription and filters at delivery, so a refusal (as
+    # other brokers send for an ACL, MQTT 5.0 3.9.3) is handed over as paho would.
+    floor = Floor(parse_url("mqtt://127.0.0.1:1"), FloorStore(tmp_path / "floor.sqlite"))
+    try:
+        floor._subscribe_mid = 7
+        floor._on_subscribe(floor.client, None, 6,
+                            [ReasonCode(PacketTypes.SUBACK, "Granted QoS 1")], None)
+        assert not floor.connected.is_set()  # another subscription's answer
+        floor._on_subscribe(floor.client, None, 7,
+                            [ReasonCode(PacketTypes.SUBACK, "Granted QoS 1"),
+                             ReasonCode(PacketTypes.SUBACK, "Not authorized")], None)
+        assert not floor.connected.is_set()
+        assert "refused the floor's subscriptions (Not authorized)" in (floor.error or "")
+        floor._on_subscribe(floor.client, None, 7,
+                            [ReasonCode(PacketTypes.SUBACK, "Granted QoS 1")] * 4, None)
+        assert floor.connected.is_set() and floor.error is None
+    finally:
+        floor.store.close()
