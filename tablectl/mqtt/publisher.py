@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import threading
 import time
 from collections import deque
@@ -90,7 +91,9 @@ class Publisher:
         self._state_at = 0.0
         self._fresh = False
         self._down_logged = False
-        self._check_until: float | None = None  # publishing waits for the id check
+        # Publishing waits for the id check (inf: for the broker to grant the subscription).
+        self._check_until: float | None = None
+        self._subscribe_mid: int | None = None
         self._other: str | None = None  # the origin of another table online with this id
         self.sent = 0  # messages handed to paho (for the benchmark)
 
@@ -125,6 +128,7 @@ class Publisher:
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         client.on_message = self._on_message
+        client.on_subscribe = self._on_subscribe
         client.connect_async(self.broker.host, self.broker.port,
                              keepalive=self.broker.keepalive)
         client.loop_start()
@@ -190,11 +194,20 @@ class Publisher:
         self._down_logged = False
         # Is this table id online from another journal? The broker hands over the
         # retained status at once; publishing starts when none says so (`_cycle`).
-        client.subscribe([(topics.topic(self.table, kind), SubscribeOptions(
-            qos=1, noLocal=True)) for kind in ("resend", "status")])
-        self._check_until = time.monotonic() + ID_CHECK_S
+        # The broker sends the retained status right after granting the subscription:
+        # the check's time runs from then (a busy machine may take longer to get there).
+        _, self._subscribe_mid = client.subscribe([(topics.topic(self.table, kind),
+                                                    SubscribeOptions(qos=1, noLocal=True))
+                                                   for kind in ("resend", "status")])
+        self._check_until = math.inf
         self._wake.set()
         self.watchers()
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int,
+                      reason_codes: list[Any], properties: Any) -> None:
+        if mid == self._subscribe_mid and self._check_until is not None:
+            self._check_until = time.monotonic() + ID_CHECK_S
+            self._wake.set()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any,
                        reason_code: Any, properties: Any) -> None:

@@ -4,6 +4,8 @@ keyed by its seq; round summaries; retained state and status; store and forward.
 from __future__ import annotations
 
 import json
+import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from tablectl.mqtt.outbox import load_mark, mark_path
-from tablectl.mqtt.publisher import Publisher
+from tablectl.mqtt.publisher import ID_CHECK_S, Publisher
 from tablectl.mqtt.seq_key import seq_property
 from tablectl.mqtt.settings import from_options
 from tests.tablectl.helpers import wait_watched
@@ -225,6 +227,23 @@ def test_a_second_table_with_the_same_id_publishes_nothing(
     late.close()
     first_journal.close()
     second_journal.close()
+
+
+def test_the_id_check_waits_from_the_granted_subscription(tmp_path: Path) -> None:
+    # The retained status of another table with this id comes right after the
+    # broker grants the subscription; on a busy machine that may be long after the
+    # connection, so the check's 0.3 s run from the grant (paho's call, made here).
+    journal = make_journal(tmp_path / "j.sqlite", 1)
+    publisher = Publisher(from_options("mqtt://127.0.0.1:1", "bj-3"), journal.path)
+    try:
+        publisher._subscribe_mid, publisher._check_until = 5, math.inf
+        publisher._on_subscribe(None, None, 4, [], None)  # another subscription's grant
+        assert publisher._check_until == math.inf
+        before = time.monotonic()
+        publisher._on_subscribe(None, None, 5, [], None)
+        assert before + ID_CHECK_S <= publisher._check_until <= time.monotonic() + ID_CHECK_S
+    finally:
+        journal.close()
 
 
 def test_an_event_payload_is_what_json_makes_of_it() -> None:
