@@ -130,6 +130,8 @@ def upright_card(picture: np.ndarray) -> np.ndarray:
 SPOILINGS = ("sharp", "motion blur", "defocus")
 FELT_BGR = (40, 110, 30)
 BLUR_SEED = 7  # the blurred views' noise and motion directions
+SENSOR_NOISE = 2.0  # standard deviation, grey levels
+FELT_MARGIN = 0.3  # felt kept around the turned card, in card widths
 
 
 def _views(card: np.ndarray, rng: np.random.Generator
@@ -150,11 +152,21 @@ def _views(card: np.ndarray, rng: np.random.Generator
         matrix = cv2.getRotationMatrix2D(centre, turn, 1.0)
         turned_card = cv2.warpAffine(canvas, matrix, (canvas.shape[1], canvas.shape[0]),
                                      flags=cv2.INTER_LINEAR, borderValue=FELT_BGR)
+        # Cut to the turned card and a margin of felt: the finder sees the card on felt
+        # as in a frame, and has a ninth of the padded canvas to look through.
+        outline = cv2.transform(np.array([[[pad, pad]], [[pad + width, pad]],
+                                          [[pad + width, pad + height]], [[pad, pad + height]]],
+                                         np.float64), matrix).reshape(-1, 2)
+        margin = FELT_MARGIN * width
+        x0, y0 = np.maximum(np.floor(outline.min(axis=0) - margin), 0).astype(int)
+        x1, y1 = np.ceil(outline.max(axis=0) + margin).astype(int)
+        turned_card = turned_card[y0:y1, x0:x1]
         quarter = np.array([[pad, pad, pad + width / 2, pad + height / 2],
                             [pad + width / 2, pad + height / 2, pad + width, pad + height]])
         corners = quarter.reshape(-1, 2, 2)
         turned = cv2.transform(corners.reshape(-1, 1, 2), matrix).reshape(-1, 2, 2)
-        boxes = np.concatenate([turned.min(axis=1), turned.max(axis=1)], axis=1)
+        boxes = np.concatenate([turned.min(axis=1), turned.max(axis=1)], axis=1) - (x0, y0,
+                                                                                    x0, y0)
         for spoiling in SPOILINGS:
             yield (_spoilt(turned_card, spoiling, rng if spoiling == "sharp" else blur_rng),
                    boxes, spoiling)
@@ -162,9 +174,9 @@ def _views(card: np.ndarray, rng: np.random.Generator
 
 def _spoilt(canvas: np.ndarray, spoiling: str, rng: np.random.Generator) -> np.ndarray:
     """The view blurred as `spoiling` says, with sensor noise and JPEG compression."""
-    noisy = _blurred(canvas, spoiling, rng).astype(np.float32) + rng.normal(0, 2.0,
-                                                                             canvas.shape)
-    canvas = np.clip(noisy, 0, 255).astype(np.uint8)
+    noisy = _blurred(canvas, spoiling, rng).astype(np.float32)
+    noisy += rng.normal(0, SENSOR_NOISE, canvas.shape).astype(np.float32)
+    canvas = np.clip(noisy, 0, 255, out=noisy).astype(np.uint8)
     quality = 85 if spoiling == "sharp" else 65
     ok, jpeg = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, quality])
     decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else None

@@ -13,6 +13,7 @@ from tablectl.commands.vision_enroll import set_house_deck
 from vision.enrolment import (
     CARD_H,
     CARD_W,
+    FELT_MARGIN,
     SPOILINGS,
     VIEWS,
     EnrolmentReport,
@@ -181,3 +182,22 @@ def test_each_view_is_enrolled_sharp_motion_blurred_and_out_of_focus() -> None:
         assert sharpness(blurred) < 0.7 * sharpness(card), spoiling
         # Blurring moves ink, it does not remove it.
         assert abs(float(blurred.mean()) - float(card.mean())) < 1.0
+
+
+def test_each_view_is_the_card_on_a_margin_of_felt_with_its_index_in_the_first_box() -> None:
+    card = np.full((CARD_H, CARD_W, 3), 245, np.uint8)
+    card[12:30, 8:20] = 20  # a dark "rank" in the top-left corner
+    card[34:44, 9:19] = 20  # its "pip"
+    views = list(_views(card, np.random.default_rng(3)))
+    for (width, _turn), (view, boxes, _spoiling) in zip(VIEWS, views[::len(SPOILINGS)],
+                                                         strict=True):
+        paper = view.min(axis=2) > 150  # the felt's red and blue are dark
+        ys, xs = np.nonzero(paper)
+        margins = (xs.min(), ys.min(), view.shape[1] - 1 - xs.max(),
+                   view.shape[0] - 1 - ys.max())
+        assert all(abs(m - FELT_MARGIN * width) <= 2 for m in margins), (width, margins)
+        # The black print (not the green felt; JPEG darkens a stray pixel at the edge).
+        ys, xs = np.nonzero(view.max(axis=2) < 80)
+        x0, y0, x1, y1 = boxes[0]
+        inside = (xs >= x0) & (xs <= x1) & (ys >= y0) & (ys <= y1)
+        assert xs.size > 100 and inside.mean() > 0.97, (width, xs.size, inside.mean())
