@@ -153,7 +153,7 @@ def _views(card: np.ndarray, rng: np.random.Generator
         turned_card = cv2.warpAffine(canvas, matrix, (canvas.shape[1], canvas.shape[0]),
                                      flags=cv2.INTER_LINEAR, borderValue=FELT_BGR)
         # Cut to the turned card and a margin of felt: the finder sees the card on felt
-        # as in a frame, and has a ninth of the padded canvas to look through.
+        # as in a frame, and has about a third of the padded canvas to look through.
         outline = cv2.transform(np.array([[[pad, pad]], [[pad + width, pad]],
                                           [[pad + width, pad + height]], [[pad, pad + height]]],
                                          np.float64), matrix).reshape(-1, 2)
