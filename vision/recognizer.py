@@ -11,6 +11,8 @@ Pipeline (see docs/vision.md):
 4. the pairs it gives some chance of being an index are read again by the
    verifier, a small convolutional network on the colour crop
    (`vision/models/index_verifier.onnx`), and the two readings are combined;
+   the likely reads are read again on a slightly turned cut and the readings
+   averaged (`vision.second_look`);
    where the settings name an ensemble (`vision.members`), each member's
    classifier and verifier read the same candidates and each kind's readings
    are combined first;
@@ -64,6 +66,7 @@ from vision.reads import (
     settle_conflicts,
     unknown_reads,
 )
+from vision.second_look import SECOND_VIEWS, VIEW_FLOOR, average_views, parse_views, turned_pairs
 
 __all__ = ["MODEL_FILE", "NOT_INDEX", "UNKNOWN", "ModelError", "Recognizer", "boxes_of",
            "candidate_features", "forward_all", "merge_reads", "model_id"]
@@ -130,6 +133,11 @@ class Recognizer:
             if value not in allowed:
                 raise ModelError(f"{info_path.name}: {key} {value!r} is none of "
                                  f"{', '.join(allowed)}")
+        # The verifier's second look at the likely reads (`vision.second_look`).
+        try:
+            self.second_views = parse_views(info.get("second_views", list(SECOND_VIEWS)))
+        except ValueError as exc:
+            raise ModelError(f"{info_path.name}: {exc}") from None
         verifier_name = info.get("verifier_model")
         self.verifier_id = (model_id(model_path.parent / str(verifier_name))
                             if verifier_name else "")
@@ -192,6 +200,7 @@ class Recognizer:
             rank_p[rank_p[:, NOT_INDEX] >= self.verify_below] = np.eye(NOT_INDEX + 1)[NOT_INDEX]
             embedding = None
             if look.size:
+                mlp_rank, mlp_suit = rank_p[look], suit_p[look]
                 v_rank, v_suit, embedding = self.verify_and_embed(crops[look])
                 if self.house_deck is None:  # an enrolled deck names the card itself
                     disagreeing[look] = disagree(self.agreement, (rank_p[look], suit_p[look]),
@@ -200,6 +209,9 @@ class Recognizer:
                     v_rank = geometric_mean(v_rank, rank_p[look])
                     v_suit = geometric_mean(v_suit, suit_p[look])
                 rank_p[look], suit_p[look] = v_rank, v_suit
+                if self.second_views:
+                    self._second_look(frame, look, (rank_at, suit_at), (rank_p, suit_p),
+                                      (mlp_rank, mlp_suit))
         rank = rank_p.argmax(axis=1)
         suit = suit_p.argmax(axis=1)
         confidence = rank_p.max(axis=1) * suit_p.max(axis=1)
@@ -242,6 +254,28 @@ class Recognizer:
                                float(middle[1]), float(confidence[k]), scale,
                                (float(down[0] / scale), float(down[1] / scale)), reason=reason))
         return reads
+
+    def _second_look(self, frame: np.ndarray, look: np.ndarray,
+                     pairs: tuple[np.ndarray, np.ndarray],
+                     readings: tuple[np.ndarray, np.ndarray],
+                     mlp_readings: tuple[np.ndarray, np.ndarray]) -> None:
+        """Average, in place, the readings of the likely reads among the `look` rows with
+        the verifier's readings of the same pairs cut in each of `second_views`."""
+        rank_p, suit_p = readings
+        confidence = rank_p[look].max(axis=1) * suit_p[look].max(axis=1)
+        likely = (rank_p[look].argmax(axis=1) != NOT_INDEX) & (confidence >= VIEW_FLOOR)
+        if not likely.any():
+            return
+        rows = look[likely]
+        others = []
+        for degrees, scale in self.second_views:
+            first, second = turned_pairs(pairs[0][rows], pairs[1][rows], degrees, scale)
+            v_rank, v_suit = self.verify(cut_all(frame, first, second))
+            if self.combine == "mean":
+                v_rank = geometric_mean(v_rank, mlp_readings[0][likely])
+                v_suit = geometric_mean(v_suit, mlp_readings[1][likely])
+            others.append((v_rank, v_suit))
+        rank_p[rows], suit_p[rows] = average_views((rank_p[rows], suit_p[rows]), others)
 
     def looks_like_index(self, glance: np.ndarray) -> np.ndarray:
         """Which rows of glance features (thumbnail, colour) are worth the full look."""

@@ -1,0 +1,64 @@
+"""A second look at the likely reads: the verifier reads each again on a crop cut a
+little turned and nearer, and the readings are averaged.
+
+On glyph shapes they never saw, the networks' reading can hang on a few pixels
+of where the crop is cut: a read the same corner turns into another card when
+the crop is turned by a few degrees. Averaging the reading of the crop as the
+pair gives it with the reading of a slightly turned and scaled cut keeps sure
+only what both support (see "Second look" in docs/vision.md for what it
+gained and cost). Only the pairs read with some confidence (`VIEW_FLOOR`) get
+the second look: the verifier costs about 0.15 ms a crop.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+# The views each likely read is read again on: (turn in degrees, scale of the pair's
+# distance; under 1 cuts nearer). Chosen on the validation sets (docs/vision.md).
+SECOND_VIEWS: tuple[tuple[float, float], ...] = ((6.0, 0.94),)
+# Pairs whose combined confidence (rank x suit) is at least this get the second look.
+VIEW_FLOOR = 0.3
+
+
+def parse_views(value: object) -> tuple[tuple[float, float], ...]:
+    """The `second_views` setting: a list of [degrees, scale] pairs (empty: no second look)."""
+    if not isinstance(value, list | tuple):
+        raise ValueError(f"second_views must be a list of [degrees, scale] pairs, got {value!r}")
+    views = []
+    for item in value:
+        if (not isinstance(item, list | tuple) or len(item) != 2
+                or not all(isinstance(v, int | float) and not isinstance(v, bool)
+                           for v in item)):
+            raise ValueError(f"second_views: {item!r} is not a [degrees, scale] pair")
+        degrees, scale = float(item[0]), float(item[1])
+        if not (abs(degrees) <= 45.0 and 0.5 <= scale <= 2.0):
+            raise ValueError(f"second_views: [{degrees:g}, {scale:g}] is out of range "
+                             "(turns of at most 45 degrees, scales 0.5 to 2)")
+        views.append((degrees, scale))
+    return tuple(views)
+
+
+def turned_pairs(rank_at: np.ndarray, suit_at: np.ndarray, degrees: float, scale: float
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The pair's two points turned about their midpoint by `degrees` (clockwise in
+    the picture, y pointing down) and their distance scaled by `scale`."""
+    middle = (rank_at + suit_at) / 2.0
+    half = (suit_at - rank_at) / 2.0 * scale
+    cos, sin = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+    turned = np.stack([cos * half[:, 0] - sin * half[:, 1],
+                       sin * half[:, 0] + cos * half[:, 1]], axis=1)
+    return (middle - turned).astype(np.float32), (middle + turned).astype(np.float32)
+
+
+def average_views(first: tuple[np.ndarray, np.ndarray],
+                  others: Sequence[tuple[np.ndarray, np.ndarray]]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The rank and suit probabilities of several views of the same pairs, averaged."""
+    views = [first, *others]
+    rank = np.mean([v[0] for v in views], axis=0)
+    suit = np.mean([v[1] for v in views], axis=0)
+    return rank, suit
