@@ -66,7 +66,14 @@ from vision.reads import (
     settle_conflicts,
     unknown_reads,
 )
-from vision.second_look import SECOND_VIEWS, VIEW_FLOOR, average_views, parse_views, turned_pairs
+from vision.second_look import (
+    SECOND_VIEWS,
+    VIEW_FLOOR,
+    average_views,
+    parse_views,
+    turned_pairs,
+    view_setting,
+)
 
 __all__ = ["MODEL_FILE", "NOT_INDEX", "UNKNOWN", "ModelError", "Recognizer", "boxes_of",
            "candidate_features", "forward_all", "merge_reads", "model_id"]
@@ -135,9 +142,16 @@ class Recognizer:
                                  f"{', '.join(allowed)}")
         # The verifier's second look at the likely reads (`vision.second_look`).
         try:
-            self.second_views = parse_views(info.get("second_views", list(SECOND_VIEWS)))
+            self.second_views = parse_views(
+                info.get("second_views", [view_setting(v) for v in SECOND_VIEWS]))
         except ValueError as exc:
             raise ModelError(f"{info_path.name}: {exc}") from None
+        # The other verifiers the views name, by file name.
+        self._view_verifiers: dict[str, Network] = {}
+        for name in sorted({v[2] for v in self.second_views if v[2]}):
+            network = _named_net({"view": name}, "view", model_path.parent, info_path, runtime)
+            assert network is not None  # a name is given
+            self._view_verifiers[name] = network
         verifier_name = info.get("verifier_model")
         self.verifier_id = (model_id(model_path.parent / str(verifier_name))
                             if verifier_name else "")
@@ -268,9 +282,12 @@ class Recognizer:
             return
         rows = look[likely]
         others = []
-        for degrees, scale in self.second_views:
-            first, second = turned_pairs(pairs[0][rows], pairs[1][rows], degrees, scale)
-            v_rank, v_suit = self.verify(cut_all(frame, first, second))
+        cuts: dict[tuple[float, float], np.ndarray] = {}
+        for degrees, scale, verifier in self.second_views:
+            if (degrees, scale) not in cuts:
+                first, second = turned_pairs(pairs[0][rows], pairs[1][rows], degrees, scale)
+                cuts[degrees, scale] = cut_all(frame, first, second)
+            v_rank, v_suit = self.verify_with(verifier, cuts[degrees, scale])
             if self.combine == "mean":
                 v_rank = geometric_mean(v_rank, mlp_readings[0][likely])
                 v_suit = geometric_mean(v_suit, mlp_readings[1][likely])
@@ -284,6 +301,14 @@ class Recognizer:
         logits = self._filter.run(glance)["index"]
         keep: np.ndarray = _softmax(logits)[:, 1] >= self.filter_threshold
         return keep
+
+    def verify_with(self, verifier: str, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rank and suit probabilities from the verifier file a view names ("": this
+        recognizer's own verifier, with its ensemble's)."""
+        if not verifier:
+            return self.verify(crops)
+        outputs = self._view_verifiers[verifier].run(net_input(crops))
+        return _softmax(outputs["rank"]), _softmax(outputs["suit"])
 
     def verify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The verifier's rank (14 classes) and suit (4) probabilities for colour crops."""

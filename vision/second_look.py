@@ -1,13 +1,15 @@
-"""A second look at the likely reads: the verifier reads each again on a crop cut a
-little turned and nearer, and the readings are averaged.
+"""A second look at the likely reads: the verifier (and a second verifier, where the
+settings name one) reads each again on a crop cut a little turned and nearer, and
+the readings are averaged.
 
 On glyph shapes they never saw, the networks' reading can hang on a few pixels
 of where the crop is cut: a read the same corner turns into another card when
 the crop is turned by a few degrees. Averaging the reading of the crop as the
 pair gives it with the reading of a slightly turned and scaled cut keeps sure
-only what both support (see "Second look" in docs/vision.md for what it
-gained and cost). Only the pairs read with some confidence (`VIEW_FLOOR`) get
-the second look: the verifier costs about 0.15 ms a crop.
+only what both support; a second verifier, trained apart, errs elsewhere and
+adds its reading of the turned cut (see "Second look" in docs/vision.md for
+what each gained and cost). Only the pairs read with some confidence
+(`VIEW_FLOOR`) get the second look: a verifier costs about 0.15 ms a crop.
 """
 
 from __future__ import annotations
@@ -17,29 +19,41 @@ from collections.abc import Sequence
 
 import numpy as np
 
-# The views each likely read is read again on: (turn in degrees, scale of the pair's
-# distance; under 1 cuts nearer). Chosen on the validation sets (docs/vision.md).
-SECOND_VIEWS: tuple[tuple[float, float], ...] = ((6.0, 0.94),)
+# A view: (turn in degrees, scale of the pair's distance; under 1 cuts nearer, the file of
+# the verifier that reads it, beside the classifier; "": the recognizer's own verifier).
+View = tuple[float, float, str]
+# The views each likely read is read again on when the settings do not say. The shipped
+# settings add a second verifier on the same cut (docs/vision.md).
+SECOND_VIEWS: tuple[View, ...] = ((6.0, 0.94, ""),)
 # Pairs whose combined confidence (rank x suit) is at least this get the second look.
 VIEW_FLOOR = 0.3
 
 
-def parse_views(value: object) -> tuple[tuple[float, float], ...]:
-    """The `second_views` setting: a list of [degrees, scale] pairs (empty: no second look)."""
+def parse_views(value: object) -> tuple[View, ...]:
+    """The `second_views` setting: a list of [degrees, scale] or [degrees, scale, verifier
+    file] entries (empty: no second look)."""
     if not isinstance(value, list | tuple):
         raise ValueError(f"second_views must be a list of [degrees, scale] pairs, got {value!r}")
     views = []
     for item in value:
-        if (not isinstance(item, list | tuple) or len(item) != 2
+        if (not isinstance(item, list | tuple) or len(item) not in (2, 3)
                 or not all(isinstance(v, int | float) and not isinstance(v, bool)
-                           for v in item)):
-            raise ValueError(f"second_views: {item!r} is not a [degrees, scale] pair")
+                           for v in item[:2])
+                or (len(item) == 3 and not (isinstance(item[2], str) and item[2]))):
+            raise ValueError(f"second_views: {item!r} is not a [degrees, scale] pair "
+                             "(with a verifier file name, if any, third)")
         degrees, scale = float(item[0]), float(item[1])
         if not (abs(degrees) <= 45.0 and 0.5 <= scale <= 2.0):
             raise ValueError(f"second_views: [{degrees:g}, {scale:g}] is out of range "
                              "(turns of at most 45 degrees, scales 0.5 to 2)")
-        views.append((degrees, scale))
+        views.append((degrees, scale, str(item[2]) if len(item) == 3 else ""))
     return tuple(views)
+
+
+def view_setting(view: View) -> list[float | str]:
+    """A view as the settings file writes it."""
+    degrees, scale, verifier = view
+    return [degrees, scale, verifier] if verifier else [degrees, scale]
 
 
 def turned_pairs(rank_at: np.ndarray, suit_at: np.ndarray, degrees: float, scale: float

@@ -11,13 +11,16 @@ from vision.recognizer import MODEL_DIR, MODEL_FILE
 
 
 def model_copy(folder: Path, **settings: Any) -> Path:
-    """The shipped classifier, filter, verifier and ensemble members copied into
+    """The shipped classifier, filter, verifiers and ensemble members copied into
     `folder` with `settings` changed in their settings file; the classifier's path."""
     info = json.loads(MODEL_FILE.with_suffix(".json").read_text(encoding="utf-8"))
     for key in ("filter_model", "verifier_model"):
         if info.get(key):
             shutil.copy(MODEL_DIR / info[key], folder / info[key])
     shutil.copy(MODEL_FILE, folder / MODEL_FILE.name)
+    for view in info.get("second_views", []):
+        if len(view) == 3:  # a view read by another verifier file
+            shutil.copy(MODEL_DIR / view[2], folder / view[2])
     for member in info.get("ensemble", []):
         shutil.copytree(MODEL_DIR / member, folder / member)
     info.update(settings)

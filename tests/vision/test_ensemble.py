@@ -29,11 +29,14 @@ def test_the_ensemble_reading_is_the_normalised_geometric_mean_of_its_members() 
 
 
 def _single_model(folder: Path) -> dict[str, Any]:
-    """The shipped classifier, filter and verifier copied to `folder`, without members."""
+    """The shipped classifier, filter and verifiers copied to `folder`, without members."""
     info = json.loads((MODEL_DIR / INFO_NAME).read_text(encoding="utf-8"))
     for key in ("filter_model", "verifier_model"):
         shutil.copy(MODEL_DIR / info[key], folder / info[key])
     shutil.copy(MODEL_FILE, folder / MODEL_FILE.name)
+    for view in info.get("second_views", []):
+        if len(view) == 3:  # a view read by another verifier file
+            shutil.copy(MODEL_DIR / view[2], folder / view[2])
     info.pop("ensemble", None)
     return info
 

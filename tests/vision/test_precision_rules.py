@@ -130,7 +130,8 @@ def _black_index() -> np.ndarray:
 def _candidate_reads(monkeypatch: pytest.MonkeyPatch, recognizer: Recognizer,
                      mlp: Reading, verifier: Reading) -> list[_Read]:
     """Read a frame holding one candidate pair the two networks read as given (its crop
-    a black index: `_black_index`)."""
+    a black index: `_black_index`). The recognizers here take no second look
+    (`second_views: []`, tested in test_second_look.py): the rules alone decide."""
     import vision.recognizer as module
 
     crops = _black_index()
@@ -151,14 +152,14 @@ def _one_candidate(monkeypatch: pytest.MonkeyPatch, recognizer: Recognizer,
 
 def test_a_disagreement_is_an_unknown_corner_under_the_agreement_rule(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    recognizer = Recognizer(model_copy(tmp_path, agreement="cards"))
+    recognizer = Recognizer(model_copy(tmp_path, agreement="cards", second_views=[]))
     assert _one_candidate(monkeypatch, recognizer, _reading("QS"), VERIFIER_QUEEN) == ["QS"]
     assert _one_candidate(monkeypatch, recognizer, MLP_TEN, VERIFIER_QUEEN) == [UNKNOWN_CARD]
 
 
 def test_without_the_rule_the_combined_reading_decides(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    recognizer = Recognizer(model_copy(tmp_path, agreement="none"))
+    recognizer = Recognizer(model_copy(tmp_path, agreement="none", second_views=[]))
     assert _one_candidate(monkeypatch, recognizer, MLP_TEN, VERIFIER_QUEEN) == ["QS"]
 
 
@@ -173,7 +174,7 @@ def test_an_unknown_corner_says_why_it_is_not_read(
         return [(r.card, r.reason)
                 for r in _candidate_reads(monkeypatch, recognizer, mlp, verifier)]
 
-    agreeing = Recognizer(model_copy(tmp_path, agreement="cards"))
+    agreeing = Recognizer(model_copy(tmp_path, agreement="cards", second_views=[]))
     assert why(agreeing, _reading("QS"), VERIFIER_QUEEN) == [("QS", "")]
     assert why(agreeing, MLP_TEN, VERIFIER_QUEEN) == [(UNKNOWN_CARD, NETWORKS_DISAGREE)]
     # 0.5 x 0.6 from each network: 0.3 together, under min_confidence (0.6).
@@ -181,11 +182,14 @@ def test_an_unknown_corner_says_why_it_is_not_read(
     assert why(agreeing, faint, faint) == [(UNKNOWN_CARD, UNSURE)]
     # Both networks surely read a heart where the ink is black.
     heart = _reading("QH", 0.95, 0.95)
-    assert why(Recognizer(), heart, heart) == [(UNKNOWN_CARD, INK_COLOUR)]
+    checked = tmp_path / "checked"
+    checked.mkdir()
+    assert why(Recognizer(model_copy(checked, second_views=[])), heart, heart) == [
+        (UNKNOWN_CARD, INK_COLOUR)]
     unchecked = tmp_path / "unchecked"
     unchecked.mkdir()
-    assert why(Recognizer(model_copy(unchecked, pip_colour="off")), heart, heart) == [
-        ("QH", "")]
+    unchecked_recognizer = Recognizer(model_copy(unchecked, pip_colour="off", second_views=[]))
+    assert why(unchecked_recognizer, heart, heart) == [("QH", "")]
 
 
 def test_only_an_unknown_corner_carries_a_reason_in_json() -> None:

@@ -3,6 +3,7 @@ nearer, and only what both readings support stays sure."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 
 from foundation.cards import RANKS, SUITS
 from tests.vision.model_copies import model_copy
-from vision.features import cut_all
+from vision.features import cut_all, net_input
 from vision.reads import UNKNOWN_CARD, UNSURE
 from vision.recognizer import ModelError, Recognizer
 from vision.second_look import SECOND_VIEWS, turned_pairs
@@ -64,25 +65,31 @@ def _read_with_views(monkeypatch: pytest.MonkeyPatch, recognizer: Recognizer, ml
 CLASSIFIER_QUEEN = _reading("QS", 0.6)
 
 
-def test_a_read_the_turned_cut_supports_stays_sure(monkeypatch: pytest.MonkeyPatch) -> None:
-    recognizer = Recognizer()
-    assert recognizer.second_views == SECOND_VIEWS
+def _one_view(folder: Path) -> Recognizer:
+    """The shipped networks with one second view, read by their own verifier."""
+    return Recognizer(model_copy(folder, second_views=[[6.0, 0.94]]))
+
+
+def test_a_read_the_turned_cut_supports_stays_sure(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    recognizer = _one_view(tmp_path)
+    assert recognizer.second_views == ((6.0, 0.94, ""),) == SECOND_VIEWS
     reads, crops = _read_with_views(monkeypatch, recognizer, CLASSIFIER_QUEEN,
                                     [_reading("QS"), _reading("QS")])
     assert reads == [("QS", "")]
-    # The second call read the pair cut turned and scaled as the shipped view says.
-    (degrees, scale), = SECOND_VIEWS
-    expected = cut_all(_frame(), *turned_pairs(RANK_AT, SUIT_AT, degrees, scale))
+    # The second call read the pair cut turned by 6 degrees and 6% nearer.
+    expected = cut_all(_frame(), *turned_pairs(RANK_AT, SUIT_AT, 6.0, 0.94))
     assert len(crops) == 2 and np.array_equal(crops[1], expected)
     assert not np.array_equal(crops[0], crops[1])
 
 
-def test_a_read_the_turned_cut_contradicts_is_unsure(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_read_the_turned_cut_contradicts_is_unsure(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The first cut with the classifier: 0.84 for the queen. The turned cut says TS at
     # 0.95; with the classifier's 0.6 for the queen that leaves her sqrt(0.6 x 0.05 / 13)
     # against the ten's sqrt(0.4 / 13 x 0.95) and twelve others' sqrt(0.4 / 13 x 0.05 /
     # 13): 0.14. Averaged, the queen has 0.49 (x 0.84 for spades): unsure, not guessed.
-    reads, _ = _read_with_views(monkeypatch, Recognizer(), CLASSIFIER_QUEEN,
+    reads, _ = _read_with_views(monkeypatch, _one_view(tmp_path), CLASSIFIER_QUEEN,
                                 [_reading("QS"), _reading("TS")])
     assert reads == [(UNKNOWN_CARD, UNSURE)]
 
@@ -93,6 +100,36 @@ def test_without_second_views_the_verifier_looks_once(
     reads, crops = _read_with_views(monkeypatch, recognizer, CLASSIFIER_QUEEN,
                                     [_reading("QS"), _reading("TS")])
     assert reads == [("QS", "")] and len(crops) == 1
+
+
+def test_a_second_verifier_reads_the_same_turned_cut(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The views of the shipped settings: the own verifier and another file on one cut.
+    # Here the other file is a copy of the own verifier, its reading stubbed.
+    path = model_copy(tmp_path, second_views=[[6.0, 0.94], [6.0, 0.94, "other.onnx"]])
+    shutil.copy(tmp_path / "index_verifier.onnx", tmp_path / "other.onnx")
+    recognizer = Recognizer(path)
+    other_given: list[np.ndarray] = []
+
+    def other(batch: np.ndarray) -> dict[str, np.ndarray]:
+        other_given.append(batch.copy())
+        rank, suit = _reading("TS")
+        return {"rank": np.log(rank), "suit": np.log(suit)}  # logits of that reading
+
+    monkeypatch.setattr(recognizer._view_verifiers["other.onnx"], "run", other)
+    # The own verifier reads QS on both cuts, the other one TS: the queen's average is
+    # (0.84 + 0.84 + 0.14) / 3 = 0.61, times 0.84 for spades: unsure.
+    reads, crops = _read_with_views(monkeypatch, recognizer, CLASSIFIER_QUEEN,
+                                    [_reading("QS"), _reading("QS")])
+    assert reads == [(UNKNOWN_CARD, UNSURE)]
+    # Both read the one turned cut.
+    assert len(crops) == 2 and len(other_given) == 1
+    assert np.array_equal(other_given[0], net_input(crops[1]))
+
+
+def test_a_view_naming_a_missing_verifier_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="gone.onnx .named in index_classifier.json. not found"):
+        Recognizer(model_copy(tmp_path, second_views=[[6.0, 0.94, "gone.onnx"]]))
 
 
 def test_an_unlikely_pair_gets_no_second_look(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -115,6 +152,7 @@ def test_a_pair_is_turned_about_its_middle_and_scaled() -> None:
 @pytest.mark.parametrize(("views", "message"), [
     ("6", "must be a list of \\[degrees, scale\\] pairs"),
     ([[6.0]], "is not a \\[degrees, scale\\] pair"),
+    ([[6.0, 0.94, ""]], "is not a \\[degrees, scale\\] pair"),
     ([[6.0, "near"]], "is not a \\[degrees, scale\\] pair"),
     ([[90.0, 1.0]], "out of range"),
     ([[6.0, 0.1]], "out of range"),
