@@ -149,9 +149,11 @@ class Recognizer:
         # The other verifiers the views name, by file name.
         self._view_verifiers: dict[str, Network] = {}
         for name in sorted({v[2] for v in self.second_views if v[2]}):
-            network = _named_net({"view": name}, "view", model_path.parent, info_path, runtime)
-            assert network is not None  # a name is given
-            self._view_verifiers[name] = network
+            if not (model_path.parent / name).exists():
+                raise ModelError(f"{name} (named in {info_path.name}, second_views) not "
+                                 "found: restore it beside the classifier or take the view "
+                                 "out of second_views")
+            self._view_verifiers[name] = Network(model_path.parent / name, runtime)
         verifier_name = info.get("verifier_model")
         self.verifier_id = (model_id(model_path.parent / str(verifier_name))
                             if verifier_name else "")

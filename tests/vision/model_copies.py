@@ -18,11 +18,16 @@ def model_copy(folder: Path, **settings: Any) -> Path:
         if info.get(key):
             shutil.copy(MODEL_DIR / info[key], folder / info[key])
     shutil.copy(MODEL_FILE, folder / MODEL_FILE.name)
-    for view in info.get("second_views", []):
-        if len(view) == 3:  # a view read by another verifier file
-            shutil.copy(MODEL_DIR / view[2], folder / view[2])
+    copy_view_verifiers(info, folder)
     for member in info.get("ensemble", []):
         shutil.copytree(MODEL_DIR / member, folder / member)
     info.update(settings)
     (folder / MODEL_FILE.with_suffix(".json").name).write_text(json.dumps(info))
     return folder / MODEL_FILE.name
+
+
+def copy_view_verifiers(info: dict[str, Any], folder: Path) -> None:
+    """The other verifier files the settings' second views name, copied into `folder`."""
+    for view in info.get("second_views", []):
+        if len(view) == 3:
+            shutil.copy(MODEL_DIR / view[2], folder / view[2])

@@ -12,6 +12,7 @@ import pytest
 from hwsim.camera import designs as designs_module
 from hwsim.camera import render as camera
 
+from tests.vision.model_copies import copy_view_verifiers
 from vision.combine import ensemble_mean
 from vision.recognizer import MODEL_DIR, MODEL_FILE, NOT_INDEX, ModelError, Recognizer
 
@@ -34,9 +35,7 @@ def _single_model(folder: Path) -> dict[str, Any]:
     for key in ("filter_model", "verifier_model"):
         shutil.copy(MODEL_DIR / info[key], folder / info[key])
     shutil.copy(MODEL_FILE, folder / MODEL_FILE.name)
-    for view in info.get("second_views", []):
-        if len(view) == 3:  # a view read by another verifier file
-            shutil.copy(MODEL_DIR / view[2], folder / view[2])
+    copy_view_verifiers(info, folder)
     info.pop("ensemble", None)
     return info
 

@@ -128,7 +128,8 @@ def test_a_second_verifier_reads_the_same_turned_cut(
 
 
 def test_a_view_naming_a_missing_verifier_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ModelError, match="gone.onnx .named in index_classifier.json. not found"):
+    with pytest.raises(ModelError, match="gone.onnx .named in index_classifier.json, "
+                                         "second_views. not found: restore it"):
         Recognizer(model_copy(tmp_path, second_views=[[6.0, 0.94, "gone.onnx"]]))
 
 
