@@ -45,7 +45,7 @@ from vision.combine import AGREEMENT_RULES  # noqa: E402
 from vision.features import FEATURE_SIZE  # noqa: E402
 from vision.reads import CONFLICT_RULES  # noqa: E402
 from vision.recognizer import MODEL_FILE, NOT_INDEX  # noqa: E402
-from vision.second_look import SECOND_VIEWS, view_setting  # noqa: E402
+from vision.second_look import SECOND_VIEWS, VIEW_CEILING, view_setting  # noqa: E402
 
 
 def probability(text: str) -> float:
@@ -236,7 +236,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.verifier_epochs > 0:
         info.update(verifier_stage(args, examples, mlp_not))
     info.update({"agreement": args.agreement, "conflicts": args.conflicts,
-                 "second_views": [view_setting(view) for view in SECOND_VIEWS]})
+                 "second_views": [view_setting(view) for view in SECOND_VIEWS],
+                 "second_look_ceiling": VIEW_CEILING})
     if args.ensemble:
         info["ensemble"] = list(args.ensemble)
     info_path.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")

@@ -68,8 +68,10 @@ from vision.reads import (
 )
 from vision.second_look import (
     SECOND_VIEWS,
+    VIEW_CEILING,
     VIEW_FLOOR,
     average_views,
+    parse_ceiling,
     parse_views,
     turned_pairs,
     view_setting,
@@ -144,6 +146,8 @@ class Recognizer:
         try:
             self.second_views = parse_views(
                 info.get("second_views", [view_setting(v) for v in SECOND_VIEWS]))
+            self.second_look_ceiling = parse_ceiling(
+                info.get("second_look_ceiling", VIEW_CEILING))
         except ValueError as exc:
             raise ModelError(f"{info_path.name}: {exc}") from None
         # The other verifiers the views name, by file name.
@@ -275,11 +279,13 @@ class Recognizer:
                      pairs: tuple[np.ndarray, np.ndarray],
                      readings: tuple[np.ndarray, np.ndarray],
                      mlp_readings: tuple[np.ndarray, np.ndarray]) -> None:
-        """Average, in place, the readings of the likely reads among the `look` rows with
-        the verifier's readings of the same pairs cut in each of `second_views`."""
+        """Average, in place, the readings of the likely reads among the `look` rows (read
+        with a confidence from `VIEW_FLOOR` to `second_look_ceiling`) with the verifier's
+        readings of the same pairs cut in each of `second_views`."""
         rank_p, suit_p = readings
         confidence = rank_p[look].max(axis=1) * suit_p[look].max(axis=1)
-        likely = (rank_p[look].argmax(axis=1) != NOT_INDEX) & (confidence >= VIEW_FLOOR)
+        likely = ((rank_p[look].argmax(axis=1) != NOT_INDEX) & (confidence >= VIEW_FLOOR)
+                  & (confidence <= self.second_look_ceiling))
         if not likely.any():
             return
         rows = look[likely]

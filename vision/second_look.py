@@ -9,7 +9,9 @@ pair gives it with the reading of a slightly turned and scaled cut keeps sure
 only what both support; a second verifier, trained apart, errs elsewhere and
 adds its reading of the turned cut (see "Second look" in docs/vision.md for
 what each gained and cost). Only the pairs read with some confidence
-(`VIEW_FLOOR`) get the second look: a verifier costs about 0.15 ms a crop.
+(`VIEW_FLOOR`), and where the settings say so only those not already all but
+certain (`VIEW_CEILING`), get the second look: a verifier costs about 0.15 ms a
+crop.
 """
 
 from __future__ import annotations
@@ -27,6 +29,20 @@ View = tuple[float, float, str]
 SECOND_VIEWS: tuple[View, ...] = ((6.0, 0.94, ""),)
 # Pairs whose combined confidence (rank x suit) is at least this get the second look.
 VIEW_FLOOR = 0.3
+# ... unless it is over the settings' ceiling: a read that sure keeps the first cut's
+# reading. 1 (the default) gives every likely pair the second look; 0.995 spares about
+# three in four for about one wrong read more in a thousand (docs/vision.md, "The second
+# look's ceiling"): a trade for a machine too slow for the camera, not a default.
+VIEW_CEILING = 1.0
+
+
+def parse_ceiling(value: object) -> float:
+    """The `second_look_ceiling` setting: a number from `VIEW_FLOOR` to 1."""
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or not VIEW_FLOOR <= value <= 1.0):
+        raise ValueError(f"second_look_ceiling must be a number from {VIEW_FLOOR:g} to 1 "
+                         f"(1: every likely read gets the second look), got {value!r}")
+    return float(value)
 
 
 def parse_views(value: object) -> tuple[View, ...]:

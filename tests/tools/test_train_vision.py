@@ -161,8 +161,9 @@ def test_a_small_run_writes_networks_the_recognizer_loads_and_its_cache_gives_th
     assert recognizer.agreement == "cards" and recognizer.conflicts == "better"
     assert info["min_confidence"] == 0.7 and recognizer.min_confidence == 0.7
     # The second look is written into the settings, so a retrained model keeps it.
-    assert info["second_views"] == [[6.0, 0.94]]
+    assert info["second_views"] == [[6.0, 0.94]] and info["second_look_ceiling"] == 1.0
     assert recognizer.second_views == ((6.0, 0.94, ""),)
+    assert recognizer.second_look_ceiling == 1.0
     # From the cache, the same seed: the same files.
     second = tmp_path / "b" / "index_classifier.onnx"
     assert train_vision.main([*args, "--out", str(second)]) == 0

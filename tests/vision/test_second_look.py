@@ -14,7 +14,7 @@ from tests.vision.model_copies import model_copy
 from vision.features import cut_all, net_input
 from vision.reads import UNKNOWN_CARD, UNSURE
 from vision.recognizer import ModelError, Recognizer
-from vision.second_look import SECOND_VIEWS, turned_pairs
+from vision.second_look import SECOND_VIEWS, VIEW_CEILING, turned_pairs
 
 Reading = tuple[np.ndarray, np.ndarray]
 RANK_AT, SUIT_AT = np.array([[50.0, 40.0]]), np.array([[50.0, 55.0]])
@@ -139,6 +139,39 @@ def test_an_unlikely_pair_gets_no_second_look(monkeypatch: pytest.MonkeyPatch) -
     faint = _reading("QS", 0.4)
     reads, crops = _read_with_views(monkeypatch, Recognizer(), faint, [faint, faint])
     assert reads == [(UNKNOWN_CARD, UNSURE)] and len(crops) == 1
+
+
+# Both networks read QS at 0.999 on the first cut: 0.998 together, over a ceiling of 0.995.
+ALL_BUT_CERTAIN = _reading("QS", 0.999)
+
+
+def test_a_read_over_the_ceiling_keeps_its_first_reading(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    recognizer = Recognizer(model_copy(tmp_path, second_views=[[6.0, 0.94]],
+                                       second_look_ceiling=0.995))
+    reads, crops = _read_with_views(monkeypatch, recognizer, ALL_BUT_CERTAIN,
+                                    [ALL_BUT_CERTAIN, _reading("TH", 0.999)])
+    assert reads == [("QS", "")] and len(crops) == 1
+
+
+def test_by_default_every_likely_read_gets_the_second_look(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The turned cut read TH at 0.999 against the classifier's QS at 0.999: their
+    # geometric mean gives the queen sqrt(0.999 x 0.001 / 13) against the ten's as much
+    # and twelve others' 0.001 / 13 each: 0.475; the spade 0.491 likewise. Averaged with
+    # the first cut's 0.999: queen 0.737 x spade 0.745 = 0.55, under min_confidence 0.6.
+    recognizer = _one_view(tmp_path)
+    assert recognizer.second_look_ceiling == VIEW_CEILING == 1.0
+    reads, crops = _read_with_views(monkeypatch, recognizer, ALL_BUT_CERTAIN,
+                                    [ALL_BUT_CERTAIN, _reading("TH", 0.999)])
+    assert reads == [(UNKNOWN_CARD, UNSURE)] and len(crops) == 2
+
+
+@pytest.mark.parametrize("ceiling", [0.2, 1.5, "high", True, None])
+def test_a_bad_second_look_ceiling_is_refused(tmp_path: Path, ceiling: object) -> None:
+    with pytest.raises(ModelError, match="index_classifier.json: second_look_ceiling must be "
+                                         "a number from 0.3 to 1"):
+        Recognizer(model_copy(tmp_path, second_look_ceiling=ceiling))
 
 
 def test_a_pair_is_turned_about_its_middle_and_scaled() -> None:
