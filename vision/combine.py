@@ -3,9 +3,11 @@
 Both networks give rank probabilities (13 ranks, then "not an index") and
 suit probabilities (4) for each candidate pair the verifier looks at. Their
 reading together is the row-normalised geometric mean (`geometric_mean`), so a
-read needs both networks' support. `disagree` says where the two name
-different cards: under an agreement rule such a corner is reported as unknown
-instead of taking the combined guess (a wrong card is worse than a missing one).
+read needs both networks' support; the settings' `classifier_weight` says how
+much the classifier's reading counts (0.5: as much as the verifier's).
+`disagree` says where the two name different cards: under an agreement rule
+such a corner is reported as unknown instead of taking the combined guess (a
+wrong card is worse than a missing one).
 """
 
 from __future__ import annotations
@@ -19,9 +21,13 @@ import numpy as np
 AGREEMENT_RULES = ("none", "cards", "strict")
 
 
-def geometric_mean(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-normalised geometric mean of two probability tables."""
-    mean = np.sqrt(a * b)
+def geometric_mean(a: np.ndarray, b: np.ndarray, b_weight: float = 0.5) -> np.ndarray:
+    """Row-normalised geometric mean of two probability tables, `b` with the weight
+    `b_weight` (0 to 1) and `a` with the rest."""
+    if b_weight == 0.5:
+        mean = np.sqrt(a * b)
+    else:
+        mean = np.power(a, 1.0 - b_weight) * np.power(b, b_weight)
     result: np.ndarray = mean / np.maximum(mean.sum(axis=1, keepdims=True), 1e-12)
     return result
 

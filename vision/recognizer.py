@@ -130,6 +130,8 @@ class Recognizer:
         # "mean": the verifier's and the MLP's probabilities are combined (their
         # geometric mean); "verifier": the verifier's alone.
         self.combine = str(info.get("combine", "verifier"))
+        # How much the MLP's reading counts in that mean (0.5: as much as the verifier's).
+        self.classifier_weight = _weight(info, "classifier_weight", info_path)
         # Whether the two networks must name the same card (`vision.combine`), and how a
         # card's two corners read as different cards are settled (`vision.reads`).
         self.agreement = str(info.get("agreement", "none"))
@@ -226,8 +228,8 @@ class Recognizer:
                     disagreeing[look] = disagree(self.agreement, (rank_p[look], suit_p[look]),
                                                  (v_rank, v_suit))
                 if self.combine == "mean":
-                    v_rank = geometric_mean(v_rank, rank_p[look])
-                    v_suit = geometric_mean(v_suit, suit_p[look])
+                    v_rank = geometric_mean(v_rank, rank_p[look], self.classifier_weight)
+                    v_suit = geometric_mean(v_suit, suit_p[look], self.classifier_weight)
                 rank_p[look], suit_p[look] = v_rank, v_suit
                 if self.second_views:
                     self._second_look(frame, look, (rank_at, suit_at), (rank_p, suit_p),
@@ -297,8 +299,8 @@ class Recognizer:
                 cuts[degrees, scale] = cut_all(frame, first, second)
             v_rank, v_suit = self.verify_with(verifier, cuts[degrees, scale])
             if self.combine == "mean":
-                v_rank = geometric_mean(v_rank, mlp_readings[0][likely])
-                v_suit = geometric_mean(v_suit, mlp_readings[1][likely])
+                v_rank = geometric_mean(v_rank, mlp_readings[0][likely], self.classifier_weight)
+                v_suit = geometric_mean(v_suit, mlp_readings[1][likely], self.classifier_weight)
             others.append((v_rank, v_suit))
         rank_p[rows], suit_p[rows] = average_views((rank_p[rows], suit_p[rows]), others)
 
@@ -394,6 +396,15 @@ def _named_net(info: dict[str, Any], key: str, folder: Path, info_path: Path,
         raise ModelError(f"{path.name} (named in {info_path.name}) not found: "
                          "retrain with `python tools/train_vision.py`")
     return Network(path, runtime)
+
+
+def _weight(info: dict[str, Any], key: str, info_path: Path) -> float:
+    """A weight from the settings (0 to 1; 0.5 where they do not say)."""
+    value = info.get(key, 0.5)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+        raise ModelError(f"{info_path.name}: {key} must be a number from 0 to 1, "
+                         f"got {value!r}")
+    return float(value)
 
 
 def model_id(path: Path) -> str:

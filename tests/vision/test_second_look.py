@@ -9,60 +9,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from foundation.cards import RANKS, SUITS
 from tests.vision.model_copies import model_copy
+from tests.vision.stub_networks import (
+    RANK_AT,
+    SUIT_AT,
+    read_with_stub_networks,
+    reading,
+    stub_frame,
+)
 from vision.features import cut_all, net_input
 from vision.reads import UNKNOWN_CARD, UNSURE
 from vision.recognizer import ModelError, Recognizer
 from vision.second_look import SECOND_VIEWS, VIEW_CEILING, turned_pairs
 
-Reading = tuple[np.ndarray, np.ndarray]
-RANK_AT, SUIT_AT = np.array([[50.0, 40.0]]), np.array([[50.0, 55.0]])
-
-
-def _reading(card: str, probability: float = 0.95) -> Reading:
-    """One row of (rank, suit) probabilities naming `card`, the rest spread evenly."""
-    rank = np.full((1, len(RANKS) + 1), (1.0 - probability) / len(RANKS))
-    rank[0, RANKS.index(card[0])] = probability
-    suit = np.full((1, len(SUITS)), (1.0 - probability) / (len(SUITS) - 1))
-    suit[0, SUITS.index(card[1])] = probability
-    return rank, suit
-
-
-def _frame() -> np.ndarray:
-    """A frame whose every pixel differs from its neighbours, so any two cuts differ."""
-    ys, xs = np.mgrid[0:100, 0:100]
-    return np.stack([xs * 2, ys * 2, (xs * 7 + ys * 3) % 256], axis=2).astype(np.uint8)
-
-
-def _read_with_views(monkeypatch: pytest.MonkeyPatch, recognizer: Recognizer, mlp: Reading,
-                     verifier_readings: list[Reading]) -> tuple[list[tuple[str, str]],
-                                                                 list[np.ndarray]]:
-    """One candidate pair the classifier reads as `mlp`; each call of the verifier gives
-    the next of `verifier_readings`. The reads, and the crops each call was given."""
-    import vision.recognizer as module
-
-    frame = _frame()
-    first_cut = cut_all(frame, RANK_AT, SUIT_AT)
-    monkeypatch.setattr(module, "candidate_features", lambda frame, look: (
-        np.zeros((1, module.FEATURE_SIZE), np.float32), RANK_AT, SUIT_AT, first_cut))
-    monkeypatch.setattr(recognizer, "classify", lambda features: (mlp[0].copy(), mlp[1].copy()))
-    given: list[np.ndarray] = []
-    answers = iter(verifier_readings)
-
-    def verifier(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, None]:
-        given.append(crops.copy())
-        rank, suit = next(answers)
-        return rank.copy(), suit.copy(), None
-
-    monkeypatch.setattr(recognizer, "verify_and_embed", verifier)
-    reads = recognizer.read_candidates(frame, keep_unsure=True)
-    return [(r.card, r.reason) for r in reads], given
-
-
 # The classifier reads QS at 0.6 (rank and suit); with a cut read QS at 0.95 the
 # combined reading (geometric mean) gives the queen and the spade 0.84 each: 0.71, sure.
-CLASSIFIER_QUEEN = _reading("QS", 0.6)
+CLASSIFIER_QUEEN = reading("QS", 0.6)
 
 
 def _one_view(folder: Path) -> Recognizer:
@@ -74,11 +36,11 @@ def test_a_read_the_turned_cut_supports_stays_sure(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     recognizer = _one_view(tmp_path)
     assert recognizer.second_views == ((6.0, 0.94, ""),) == SECOND_VIEWS
-    reads, crops = _read_with_views(monkeypatch, recognizer, CLASSIFIER_QUEEN,
-                                    [_reading("QS"), _reading("QS")])
+    reads, crops = read_with_stub_networks(monkeypatch, recognizer, CLASSIFIER_QUEEN,
+                                    [reading("QS"), reading("QS")])
     assert reads == [("QS", "")]
     # The second call read the pair cut turned by 6 degrees and 6% nearer.
-    expected = cut_all(_frame(), *turned_pairs(RANK_AT, SUIT_AT, 6.0, 0.94))
+    expected = cut_all(stub_frame(), *turned_pairs(RANK_AT, SUIT_AT, 6.0, 0.94))
     assert len(crops) == 2 and np.array_equal(crops[1], expected)
     assert not np.array_equal(crops[0], crops[1])
 
@@ -89,16 +51,16 @@ def test_a_read_the_turned_cut_contradicts_is_unsure(
     # 0.95; with the classifier's 0.6 for the queen that leaves her sqrt(0.6 x 0.05 / 13)
     # against the ten's sqrt(0.4 / 13 x 0.95) and twelve others' sqrt(0.4 / 13 x 0.05 /
     # 13): 0.14. Averaged, the queen has 0.49 (x 0.84 for spades): unsure, not guessed.
-    reads, _ = _read_with_views(monkeypatch, _one_view(tmp_path), CLASSIFIER_QUEEN,
-                                [_reading("QS"), _reading("TS")])
+    reads, _ = read_with_stub_networks(monkeypatch, _one_view(tmp_path), CLASSIFIER_QUEEN,
+                                [reading("QS"), reading("TS")])
     assert reads == [(UNKNOWN_CARD, UNSURE)]
 
 
 def test_without_second_views_the_verifier_looks_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     recognizer = Recognizer(model_copy(tmp_path, second_views=[]))
-    reads, crops = _read_with_views(monkeypatch, recognizer, CLASSIFIER_QUEEN,
-                                    [_reading("QS"), _reading("TS")])
+    reads, crops = read_with_stub_networks(monkeypatch, recognizer, CLASSIFIER_QUEEN,
+                                    [reading("QS"), reading("TS")])
     assert reads == [("QS", "")] and len(crops) == 1
 
 
@@ -113,14 +75,14 @@ def test_a_second_verifier_reads_the_same_turned_cut(
 
     def other(batch: np.ndarray) -> dict[str, np.ndarray]:
         other_given.append(batch.copy())
-        rank, suit = _reading("TS")
+        rank, suit = reading("TS")
         return {"rank": np.log(rank), "suit": np.log(suit)}  # logits of that reading
 
     monkeypatch.setattr(recognizer._view_verifiers["other.onnx"], "run", other)
     # The own verifier reads QS on both cuts, the other one TS: the queen's average is
     # (0.84 + 0.84 + 0.14) / 3 = 0.61, times 0.84 for spades: unsure.
-    reads, crops = _read_with_views(monkeypatch, recognizer, CLASSIFIER_QUEEN,
-                                    [_reading("QS"), _reading("QS")])
+    reads, crops = read_with_stub_networks(monkeypatch, recognizer, CLASSIFIER_QUEEN,
+                                    [reading("QS"), reading("QS")])
     assert reads == [(UNKNOWN_CARD, UNSURE)]
     # Both read the one turned cut.
     assert len(crops) == 2 and len(other_given) == 1
@@ -136,21 +98,21 @@ def test_a_view_naming_a_missing_verifier_is_refused(tmp_path: Path) -> None:
 def test_an_unlikely_pair_gets_no_second_look(monkeypatch: pytest.MonkeyPatch) -> None:
     # Rank 0.4 x suit 0.4 from each network: 0.16 together, under the 0.3 a second look
     # needs.
-    faint = _reading("QS", 0.4)
-    reads, crops = _read_with_views(monkeypatch, Recognizer(), faint, [faint, faint])
+    faint = reading("QS", 0.4)
+    reads, crops = read_with_stub_networks(monkeypatch, Recognizer(), faint, [faint, faint])
     assert reads == [(UNKNOWN_CARD, UNSURE)] and len(crops) == 1
 
 
 # Both networks read QS at 0.999 on the first cut: 0.998 together, over a ceiling of 0.995.
-ALL_BUT_CERTAIN = _reading("QS", 0.999)
+ALL_BUT_CERTAIN = reading("QS", 0.999)
 
 
-def test_a_read_over_the_ceiling_keeps_its_first_reading(
+def test_a_read_over_the_ceiling_keeps_its_firstreading(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     recognizer = Recognizer(model_copy(tmp_path, second_views=[[6.0, 0.94]],
                                        second_look_ceiling=0.995))
-    reads, crops = _read_with_views(monkeypatch, recognizer, ALL_BUT_CERTAIN,
-                                    [ALL_BUT_CERTAIN, _reading("TH", 0.999)])
+    reads, crops = read_with_stub_networks(monkeypatch, recognizer, ALL_BUT_CERTAIN,
+                                    [ALL_BUT_CERTAIN, reading("TH", 0.999)])
     assert reads == [("QS", "")] and len(crops) == 1
 
 
@@ -162,8 +124,8 @@ def test_by_default_every_likely_read_gets_the_second_look(
     # the first cut's 0.999: queen 0.737 x spade 0.745 = 0.55, under min_confidence 0.6.
     recognizer = _one_view(tmp_path)
     assert recognizer.second_look_ceiling == VIEW_CEILING == 1.0
-    reads, crops = _read_with_views(monkeypatch, recognizer, ALL_BUT_CERTAIN,
-                                    [ALL_BUT_CERTAIN, _reading("TH", 0.999)])
+    reads, crops = read_with_stub_networks(monkeypatch, recognizer, ALL_BUT_CERTAIN,
+                                    [ALL_BUT_CERTAIN, reading("TH", 0.999)])
     assert reads == [(UNKNOWN_CARD, UNSURE)] and len(crops) == 2
 
 
