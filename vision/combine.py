@@ -32,6 +32,13 @@ def geometric_mean(a: np.ndarray, b: np.ndarray, b_weight: float = 0.5) -> np.nd
     return result
 
 
+def parse_weight(value: object) -> float:
+    """The `classifier_weight` setting: a number from 0 to 1."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"classifier_weight must be a number from 0 to 1, got {value!r}")
+    return float(value)
+
+
 def ensemble_mean(tables: list[np.ndarray]) -> np.ndarray:
     """One reading from several networks of the same kind (an ensemble's members): the
     row-normalised geometric mean of their probability tables; one table is kept as it is.

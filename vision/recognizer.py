@@ -34,7 +34,7 @@ import numpy as np
 
 from foundation.cards import RANKS, SUITS
 from vision.candidates import find_blobs, pair_blobs
-from vision.combine import AGREEMENT_RULES, disagree, ensemble_mean, geometric_mean
+from vision.combine import AGREEMENT_RULES, disagree, ensemble_mean, geometric_mean, parse_weight
 from vision.detection import Detection
 from vision.features import (
     CROP_H,
@@ -130,8 +130,6 @@ class Recognizer:
         # "mean": the verifier's and the MLP's probabilities are combined (their
         # geometric mean); "verifier": the verifier's alone.
         self.combine = str(info.get("combine", "verifier"))
-        # How much the MLP's reading counts in that mean (0.5: as much as the verifier's).
-        self.classifier_weight = _weight(info, "classifier_weight", info_path)
         # Whether the two networks must name the same card (`vision.combine`), and how a
         # card's two corners read as different cards are settled (`vision.reads`).
         self.agreement = str(info.get("agreement", "none"))
@@ -144,8 +142,10 @@ class Recognizer:
             if value not in allowed:
                 raise ModelError(f"{info_path.name}: {key} {value!r} is none of "
                                  f"{', '.join(allowed)}")
-        # The verifier's second look at the likely reads (`vision.second_look`).
+        # The MLP's weight in its mean with the verifier (0.5: as much as the verifier's),
+        # and the verifier's second look at the likely reads (`vision.second_look`).
         try:
+            self.classifier_weight = parse_weight(info.get("classifier_weight", 0.5))
             self.second_views = parse_views(
                 info.get("second_views", [view_setting(v) for v in SECOND_VIEWS]))
             self.second_look_ceiling = parse_ceiling(
@@ -396,15 +396,6 @@ def _named_net(info: dict[str, Any], key: str, folder: Path, info_path: Path,
         raise ModelError(f"{path.name} (named in {info_path.name}) not found: "
                          "retrain with `python tools/train_vision.py`")
     return Network(path, runtime)
-
-
-def _weight(info: dict[str, Any], key: str, info_path: Path) -> float:
-    """A weight from the settings (0 to 1; 0.5 where they do not say)."""
-    value = info.get(key, 0.5)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
-        raise ModelError(f"{info_path.name}: {key} must be a number from 0 to 1, "
-                         f"got {value!r}")
-    return float(value)
 
 
 def model_id(path: Path) -> str:
