@@ -24,7 +24,7 @@ AGREEMENT_RULES = ("none", "cards", "strict")
 def geometric_mean(a: np.ndarray, b: np.ndarray, b_weight: float = 0.5) -> np.ndarray:
     """Row-normalised geometric mean of two probability tables, `b` with the weight
     `b_weight` (0 to 1) and `a` with the rest."""
-    if b_weight == 0.5:
+    if b_weight == 0.5:  # to the last bit what the shipped thresholds were chosen on
         mean = np.sqrt(a * b)
     else:
         mean = np.power(a, 1.0 - b_weight) * np.power(b, b_weight)
