@@ -9,6 +9,7 @@ where it is installed, else OpenCV.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,26 @@ import cv2
 import numpy as np
 
 RUNTIMES = ("auto", "opencv", "onnxruntime")
+
+
+def resolve_runtime(runtime: str) -> str:
+    """The runtime that will run the networks: "auto" made "onnxruntime" where it is
+    installed, else "opencv"; ValueError for an unknown name."""
+    if runtime not in RUNTIMES:
+        raise ValueError(f"unknown network runtime {runtime!r}: use one of "
+                         f"{', '.join(RUNTIMES)}")
+    if runtime != "auto":
+        return runtime
+    try:
+        import onnxruntime  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        return "opencv"
+    return "onnxruntime"
+
+
+def model_id(path: Path) -> str:
+    """A short fingerprint of a network file (an enrolled deck names the one it fits)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.exists() else ""
 
 
 class Network:

@@ -24,7 +24,6 @@ Pipeline (see docs/vision.md):
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -50,8 +49,9 @@ from vision.features import (
 from vision.house_deck import HouseDeck, load_house_deck
 from vision.layout import Layout
 from vision.members import MemberError, load_members
-from vision.networks import Network, forward_all
+from vision.networks import Network, forward_all, model_id, resolve_runtime
 from vision.pip_colour import PIP_COLOUR_RULES, contradicted
+from vision.quantized import int8_files
 from vision.reads import (
     CONFLICT_RULES,
     INK_COLOUR,
@@ -107,6 +107,11 @@ class Recognizer:
             raise ModelError(f"index classifier {model_path.name} not found in "
                              f"{model_path.parent}: train it with `python tools/train_vision.py`")
         info = json.loads(info_path.read_text(encoding="utf-8"))
+        runtime = resolve_runtime(runtime)
+        try:  # onnxruntime runs the verifiers' int8 copies where the settings name them
+            int8 = int8_files(info, model_path.parent) if runtime == "onnxruntime" else {}
+        except ValueError as exc:
+            raise ModelError(f"{info_path.name}: {exc}") from None
         if info.get("feature_size") != FEATURE_SIZE:
             raise ModelError(f"{info_path.name} was trained on {info.get('feature_size')} "
                              f"features, this code makes {FEATURE_SIZE}: retrain with "
@@ -119,7 +124,7 @@ class Recognizer:
         self.filter_threshold = float(info.get("filter_threshold", 0.0))
         # The second look: a small convolutional network on the crops the MLP may take.
         self._verifier = _named_net(info, "verifier_model", model_path.parent, info_path,
-                                    runtime)
+                                    runtime, int8)
         self.verify_below = float(info.get("verify_below", 1.0))
         try:
             self._members = load_members(info, model_path.parent, info_path, runtime)
@@ -159,10 +164,10 @@ class Recognizer:
                 raise ModelError(f"{name} (named in {info_path.name}, second_views) not "
                                  "found: restore it beside the classifier or take the view "
                                  "out of second_views")
-            self._view_verifiers[name] = Network(model_path.parent / name, runtime)
-        verifier_name = info.get("verifier_model")
-        self.verifier_id = (model_id(model_path.parent / str(verifier_name))
-                            if verifier_name else "")
+            self._view_verifiers[name] = Network(model_path.parent / int8.get(name, name),
+                                                 runtime)
+        # The file that runs: a deck enrolled on one runtime is enrolled again for the other.
+        self.verifier_id = model_id(self._verifier.path) if self._verifier else ""
         # The casino's enrolled deck: its corners are read by likeness to the enrolled ones.
         if house_deck is not None and not isinstance(house_deck, HouseDeck):
             house_deck = load_house_deck(house_deck, self.verifier_id)
@@ -386,21 +391,17 @@ def candidate_features(
 
 
 def _named_net(info: dict[str, Any], key: str, folder: Path, info_path: Path,
-               runtime: str) -> Network | None:
-    """The network file `info[key]` names (beside the classifier), None if none is named."""
+               runtime: str, copies: dict[str, str] | None = None) -> Network | None:
+    """The network file `info[key]` names (beside the classifier), or the copy `copies`
+    names for that file; None if none is named."""
     name = info.get(key)
     if not name:
         return None
-    path = folder / str(name)
+    path = folder / (copies or {}).get(str(name), str(name))
     if not path.exists():
         raise ModelError(f"{path.name} (named in {info_path.name}) not found: "
                          "retrain with `python tools/train_vision.py`")
     return Network(path, runtime)
-
-
-def model_id(path: Path) -> str:
-    """A short fingerprint of a network file (an enrolled deck names the one it fits)."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.exists() else ""
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from vision.quantized import INT8_KEY
 from vision.recognizer import MODEL_DIR, MODEL_FILE
 
 
@@ -27,7 +28,10 @@ def model_copy(folder: Path, **settings: Any) -> Path:
 
 
 def copy_view_verifiers(info: dict[str, Any], folder: Path) -> None:
-    """The other verifier files the settings' second views name, copied into `folder`."""
+    """The other verifier files the settings' second views name, and the int8 copies
+    the settings name, copied into `folder`."""
     for view in info.get("second_views", []):
         if len(view) == 3:
             shutil.copy(MODEL_DIR / view[2], folder / view[2])
+    for copy in info.get(INT8_KEY, {}).values():
+        shutil.copy(MODEL_DIR / copy, folder / copy)

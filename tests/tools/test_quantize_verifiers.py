@@ -1,0 +1,60 @@
+"""The int8 copies' script (`tools/quantize_verifiers.py`)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.vision.model_copies import model_copy
+from vision.networks import model_id
+from vision.quantized import INT8_KEY
+from vision.recognizer import Recognizer
+
+pytest.importorskip("onnx")
+
+TOOLS = Path(__file__).resolve().parents[2] / "tools"
+
+
+def _tool() -> ModuleType:
+    if str(TOOLS) not in sys.path:
+        sys.path.insert(0, str(TOOLS))
+    return importlib.import_module("quantize_verifiers")
+
+
+def _float_model(folder: Path) -> Path:
+    """The shipped networks copied to `folder` with the int8 copies taken out."""
+    path = model_copy(folder)
+    info = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    for copy in info.pop(INT8_KEY).values():
+        (folder / copy).unlink()
+    path.with_suffix(".json").write_text(json.dumps(info), encoding="utf-8")
+    return path
+
+
+def test_it_quantizes_every_verifier_and_names_the_copies(tmp_path: Path) -> None:
+    path = _float_model(tmp_path)
+    assert _tool().main(["--model", str(path), "--decks", "classic_duplex", "--scenes", "2",
+                         "--seed", "3"]) == 0
+    info = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    assert info[INT8_KEY] == {"index_verifier.onnx": "index_verifier_int8.onnx",
+                              "index_verifier_fonts98.onnx": "index_verifier_fonts98_int8.onnx"}
+    assert info["int8_calibration"] == {"decks": ["classic_duplex"], "scenes": 2, "seed": 3}
+    float_size = (tmp_path / "index_verifier.onnx").stat().st_size
+    for copy in info[INT8_KEY].values():
+        assert (tmp_path / copy).stat().st_size < 0.4 * float_size
+    recognizer = Recognizer(path, runtime="onnxruntime")
+    assert recognizer.verifier_id == model_id(tmp_path / "index_verifier_int8.onnx")
+
+
+@pytest.mark.parametrize("deck", ["aisleriot-orell", "triplex_serif"])
+def test_held_out_designs_are_refused(deck: str, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        _tool().main(["--model", str(_float_model(tmp_path)), "--decks", deck])
+    assert exit_info.value.code == 2
+    assert "held-out designs are never used" in capsys.readouterr().err
