@@ -19,6 +19,24 @@ import numpy as np
 RUNTIMES = ("auto", "opencv", "onnxruntime")
 
 
+class ModelError(RuntimeError):
+    """The classifier file is missing or does not match this code."""
+
+
+def named_net(info: dict[str, Any], key: str, folder: Path, info_path: Path,
+              runtime: str, copies: dict[str, str] | None = None) -> Network | None:
+    """The network file `info[key]` names (beside the classifier), or the copy `copies`
+    names for that file; None if none is named."""
+    name = info.get(key)
+    if not name:
+        return None
+    path = folder / (copies or {}).get(str(name), str(name))
+    if not path.exists():
+        raise ModelError(f"{path.name} (named in {info_path.name}) not found: "
+                         "retrain with `python tools/train_vision.py`")
+    return Network(path, runtime)
+
+
 def resolve_runtime(runtime: str) -> str:
     """The runtime that will run the networks: "auto" made "onnxruntime" where it is
     installed, else "opencv"; ValueError for an unknown name."""

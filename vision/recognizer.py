@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -49,7 +48,14 @@ from vision.features import (
 from vision.house_deck import HouseDeck, load_house_deck
 from vision.layout import Layout
 from vision.members import MemberError, load_members
-from vision.networks import Network, forward_all, model_id, resolve_runtime
+from vision.networks import (
+    ModelError,
+    Network,
+    forward_all,
+    model_id,
+    named_net,
+    resolve_runtime,
+)
 from vision.pip_colour import PIP_COLOUR_RULES, contradicted
 from vision.quantized import int8_files
 from vision.reads import (
@@ -89,9 +95,6 @@ NOT_INDEX = len(RANKS)  # the rank head's last class
 UNKNOWN = UNKNOWN_CARD  # an index corner seen but not read surely enough
 
 
-class ModelError(RuntimeError):
-    """The classifier file is missing or does not match this code."""
-
 
 class Recognizer:
     """Finds card indices in BGR frames; one instance per camera (not thread-safe)."""
@@ -107,7 +110,7 @@ class Recognizer:
             raise ModelError(f"index classifier {model_path.name} not found in "
                              f"{model_path.parent}: train it with `python tools/train_vision.py`")
         info = json.loads(info_path.read_text(encoding="utf-8"))
-        runtime = resolve_runtime(runtime)
+        runtime = self.runtime = resolve_runtime(runtime)
         try:  # onnxruntime runs the verifiers' int8 copies where the settings name them
             int8 = int8_files(info, model_path.parent) if runtime == "onnxruntime" else {}
         except ValueError as exc:
@@ -120,10 +123,10 @@ class Recognizer:
         self.min_confidence = float(min_confidence if min_confidence is not None
                                     else info.get("min_confidence", 0.5))
         # The quick first look that spares most non-index pairs the full features.
-        self._filter = _named_net(info, "filter_model", model_path.parent, info_path, runtime)
+        self._filter = named_net(info, "filter_model", model_path.parent, info_path, runtime)
         self.filter_threshold = float(info.get("filter_threshold", 0.0))
         # The second look: a small convolutional network on the crops the MLP may take.
-        self._verifier = _named_net(info, "verifier_model", model_path.parent, info_path,
+        self._verifier = named_net(info, "verifier_model", model_path.parent, info_path,
                                     runtime, int8)
         self.verify_below = float(info.get("verify_below", 1.0))
         try:
@@ -309,6 +312,12 @@ class Recognizer:
             others.append((v_rank, v_suit))
         rank_p[rows], suit_p[rows] = average_views((rank_p[rows], suit_p[rows]), others)
 
+    @property
+    def verifier_files(self) -> list[str]:
+        """The verifier files that run: the own verifier's, then the second views' others."""
+        return [net.path.name for net in (self._verifier, *self._view_verifiers.values())
+                if net is not None]
+
     def looks_like_index(self, glance: np.ndarray) -> np.ndarray:
         """Which rows of glance features (thumbnail, colour) are worth the full look."""
         if self._filter is None or glance.shape[0] == 0:
@@ -388,20 +397,6 @@ def candidate_features(
     ordered_crops = crops[index]
     ordered_crops[reverse] = ordered_crops[reverse, ::-1, ::-1]
     return rows, rank_at, suit_at, ordered_crops
-
-
-def _named_net(info: dict[str, Any], key: str, folder: Path, info_path: Path,
-               runtime: str, copies: dict[str, str] | None = None) -> Network | None:
-    """The network file `info[key]` names (beside the classifier), or the copy `copies`
-    names for that file; None if none is named."""
-    name = info.get(key)
-    if not name:
-        return None
-    path = folder / (copies or {}).get(str(name), str(name))
-    if not path.exists():
-        raise ModelError(f"{path.name} (named in {info_path.name}) not found: "
-                         "retrain with `python tools/train_vision.py`")
-    return Network(path, runtime)
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:

@@ -12,6 +12,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from tablectl.commands.vision_check import register as register_check
 from tablectl.commands.vision_enroll import register as register_enroll
 
 if TYPE_CHECKING:
@@ -23,8 +24,8 @@ if TYPE_CHECKING:
 
 def register(subparsers: Any) -> None:
     """Add this group's commands to the top-level parser."""
-    parser = subparsers.add_parser("vision",
-                                   help="camera: read cards, preview, calibrate, enrol the deck")
+    parser = subparsers.add_parser(
+        "vision", help="camera: read cards, preview, calibrate, enrol the deck, check")
     commands = parser.add_subparsers(dest="vision_command", metavar="SUBCOMMAND")
     parser.set_defaults(func=lambda _args: _usage(parser))
 
@@ -63,6 +64,7 @@ def register(subparsers: Any) -> None:
     markers.set_defaults(func=_markers)
 
     register_enroll(commands)
+    register_check(commands)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

@@ -1,0 +1,115 @@
+"""`tablectl vision check`: what reads the cards on this machine, and how fast.
+
+    tablectl vision check [--config table.toml] [--frames 20]
+
+Prints the runtime that runs the camera's networks and the verifier files it
+runs (the int8 copies on onnxruntime, `vision.quantized`), the enrolled house
+deck the config names and whether it fits them, and the time the recognizer
+takes for simulated 1280x720 table frames on one thread: the figure to hold
+against the camera's frame rate on the machine that will run the table (a Pi
+is several times slower than a desktop core). Exit 1 when the networks or the
+house deck cannot be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from typing import Any
+
+FRAMES = 20
+# A drawn deck of the simulator: the frames' content moves the time little.
+TIMING_DESIGN = "classic_duplex"
+
+
+def register(commands: Any) -> None:
+    """Add `check` to the `vision` group."""
+    check = commands.add_parser(
+        "check", help="the camera's networks on this machine: runtime, files, frame time")
+    check.add_argument("--config", metavar="FILE",
+                       help="the table's config: its [camera] house deck and frame rate")
+    check.add_argument("--frames", type=_frame_count, default=FRAMES,
+                       help=f"simulated frames to time (default {FRAMES})")
+    check.set_defaults(func=run_check)
+
+
+def _frame_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= 1000:
+        raise argparse.ArgumentTypeError(f"{value} is not from 1 to 1000")
+    return value
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from tablectl.config import ConfigError, load_config
+    from vision.house_deck import HouseDeckError
+    from vision.recognizer import ModelError, Recognizer
+
+    fps = None
+    house_deck = None
+    if args.config is not None:
+        try:
+            config = load_config(args.config)
+        except ConfigError as exc:
+            return _fail(str(exc))
+        if config.camera is None:
+            return _fail(f"{args.config} has no [camera] section")
+        fps, house_deck = config.camera.fps, config.camera.house_deck
+    try:
+        recognizer = Recognizer(house_deck=house_deck)
+    except (ModelError, HouseDeckError) as exc:
+        return _fail(str(exc))
+    print(f"networks: {describe_networks(recognizer)}")
+    if house_deck is not None:
+        deck = recognizer.house_deck
+        print(f"house deck: {house_deck}: {deck.name if deck else '?'}, "
+              f"{len(deck.cards) if deck else 0} cards, enrolled with these networks")
+    times = frame_times(recognizer, args.frames)
+    median, slowest = statistics.median(times), max(times)
+    print(f"frames: {len(times)} simulated 1280x720 table frames, one thread: median "
+          f"{median:.1f} ms, slowest {slowest:.1f} ms")
+    if fps is not None:
+        period = 1000.0 / fps
+        verdict = ("keeps up" if median <= period else
+                   f"does not keep up: about {1000.0 / median:.1f} frames a second are read")
+        print(f"camera: {fps:g} frames a second, {period:.0f} ms a frame: the recognizer "
+              f"{verdict}")
+    return 0
+
+
+def describe_networks(recognizer: Any) -> str:
+    """The runtime and the verifier files it runs, in a line."""
+    files = ", ".join(recognizer.verifier_files) or "none"
+    if recognizer.runtime == "onnxruntime":
+        import onnxruntime  # type: ignore[import-not-found]
+
+        return f"onnxruntime {onnxruntime.__version__}; verifiers: {files}"
+    return (f"OpenCV's dnn module; verifiers: {files} (onnxruntime is not installed: "
+            "pip install 'tablectl[onnxruntime]' runs them faster, as int8 copies)")
+
+
+def frame_times(recognizer: Any, frames: int) -> list[float]:
+    """Milliseconds the recognizer took for each of `frames` simulated table frames, on
+    one thread (the first frame, which warms the networks up, not counted)."""
+    import cv2
+    from hwsim.camera.dataset import generate_scenes
+
+    cv2.setNumThreads(1)
+    times = []
+    scenes = generate_scenes(frames + 1, seed=1, designs=[TIMING_DESIGN])
+    for k, scene in enumerate(scenes):
+        started = time.perf_counter()
+        recognizer.detect_all(scene.image)
+        if k:
+            times.append((time.perf_counter() - started) * 1000.0)
+    return times
+
+
+def _fail(message: str) -> int:
+    print(f"tablectl vision check: {message}", file=sys.stderr)
+    return 1

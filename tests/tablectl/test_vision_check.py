@@ -1,0 +1,93 @@
+"""`tablectl vision check`: the runtime, the verifier files and the frame time, as the
+manual's example shows them."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from hwsim.camera.table_frames import render_table_frame
+
+from tablectl.cli import main
+from vision.house_deck import HouseDeck
+from vision.layout import layout_from_dict, save_layout
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _config(tmp_path: Path, fps: float, house_deck: Path | None = None) -> Path:
+    _image, layout_doc = render_table_frame({"box1": ["5S"]}, seed=3)
+    save_layout(layout_from_dict(layout_doc), tmp_path / "layout.json")
+    (tmp_path / "stills").mkdir()
+    deck = f'house_deck = "{house_deck}"\n' if house_deck else ""
+    config = tmp_path / "table.toml"
+    config.write_text(
+        '[table]\nprofile = "casinos-austria"\n\n[shoe]\ndriver = "none"\n\n'
+        f'[journal]\npath = "{tmp_path / "journal.sqlite"}"\n\n'
+        f'[camera]\nsource = "{tmp_path / "stills"}"\nlayout = "{tmp_path / "layout.json"}"\n'
+        f"fps = {fps}\n{deck}", encoding="utf-8")
+    return config
+
+
+def _manual_example() -> list[str]:
+    """The output lines of the manual's example, as printed there."""
+    text = (ROOT / "docs" / "vision.md").read_text(encoding="utf-8")
+    block = text[text.index("tablectl vision check --config table.toml\n```"):]
+    # The command's block closes; the next block is what it printed.
+    printed = block.split("```\n", 2)[2]
+    return printed.split("```")[0].strip().splitlines()
+
+
+def _shape(line: str) -> str:
+    """A line with its numbers and versions blanked: what must match the manual."""
+    return re.sub(r"\d+(\.\d+)*", "N", line)
+
+
+def test_it_prints_the_lines_of_the_manual_and_the_camera_verdict(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("onnxruntime")
+    # 1000 frames a second leave 1 ms a frame: no recognizer keeps up with that.
+    assert main(["vision", "check", "--config", str(_config(tmp_path, 1000.0)),
+                 "--frames", "2"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    example = _manual_example()
+    assert [_shape(line) for line in lines[:2]] == [_shape(line) for line in example[:2]]
+    assert "frames: 2 simulated" in lines[1]
+    assert lines[2].startswith("camera: 1000 frames a second, 1 ms a frame: the recognizer "
+                               "does not keep up: about ")
+    assert example[2] == ("camera: 10 frames a second, 100 ms a frame: the recognizer "
+                          "keeps up")
+
+
+def test_on_opencv_it_says_so_and_runs_the_float_files(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if not installed
+    assert main(["vision", "check", "--frames", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("networks: OpenCV's dnn module; verifiers: index_verifier.onnx, "
+                          "index_verifier_fonts98.onnx (onnxruntime is not installed")
+    assert "camera:" not in out  # no config, no frame rate to hold the time against
+
+
+def test_a_house_deck_of_other_networks_is_refused_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import numpy as np
+
+    deck = HouseDeck(np.eye(4, 128, dtype=np.float32), np.arange(4), name="old",
+                     model="0123456789abcdef").save(tmp_path / "deck.npz")
+    assert main(["vision", "check", "--config", str(_config(tmp_path, 10.0, deck))]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1
+    assert "enrolled with the model 0123456789abcdef" in captured.err
+    assert "enrol the deck again" in captured.err
+
+
+@pytest.mark.parametrize("frames", ["0", "many"])
+def test_a_bad_frame_count_is_refused(frames: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["vision", "check", "--frames", frames])
+    assert stop.value.code == 2
+    assert "--frames" in capsys.readouterr().err
