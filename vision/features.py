@@ -8,10 +8,13 @@ card's rotation, the camera distance or the card size.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
+
+from vision.candidates import find_blobs, pair_blobs
 
 CROP_W = 24
 CROP_H = 36
@@ -234,3 +237,39 @@ def net_input(crops: np.ndarray) -> np.ndarray:
     stretch = 1.0 / np.maximum(thumb.max(axis=1)[:, None, None, None] - low, 12.0)
     out = np.clip((crops.astype(np.float32) - low) * stretch, 0.0, 1.0) - 0.5
     return np.ascontiguousarray(out.transpose(0, 3, 1, 2), dtype=np.float32)
+
+
+def candidate_features(
+        frame: np.ndarray,
+        worth_a_look: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Features of every (rank glyph, suit pip) order worth trying, the two centres, the crops.
+
+    Each blob pair is cut out once; the order read the other way round gets the
+    same features turned half a turn (and the crop turned half a turn). With
+    `worth_a_look`, orders whose cheap glance features it turns down are dropped
+    before the HOG is computed.
+    """
+    pairs = pair_blobs(find_blobs(frame))
+    empty = np.zeros((0, 2), np.float32)
+    no_crops = np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
+    if len(pairs) == 0:
+        return np.zeros((0, FEATURE_SIZE), np.float32), empty, empty, no_crops
+    crops = cut_all(frame, pairs.first, pairs.second)
+    glance = glance_of(crops)
+    index, reverse, rank_at, suit_at = pairs.ordered()
+    glance_rows = glance.features[index]
+    glance_rows[reverse] = turn_glance(glance_rows[reverse])
+    if worth_a_look is not None:
+        keep = worth_a_look(glance_rows)
+        index, reverse, rank_at, suit_at, glance_rows = (
+            index[keep], reverse[keep], rank_at[keep], suit_at[keep], glance_rows[keep])
+        if index.size == 0:
+            return np.zeros((0, FEATURE_SIZE), np.float32), empty, empty, no_crops
+    needed, where = np.unique(index, return_inverse=True)
+    hog_rows = hog(glance.grey(needed))[where]
+    hog_rows[reverse] = turn_hog(hog_rows[reverse])
+    rows = np.concatenate([hog_rows, glance_rows], axis=1)
+    ordered_crops = crops[index]
+    ordered_crops[reverse] = ordered_crops[reverse, ::-1, ::-1]
+    return rows, rank_at, suit_at, ordered_crops

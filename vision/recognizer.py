@@ -25,26 +25,14 @@ Pipeline (see docs/vision.md):
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from foundation.cards import RANKS, SUITS
-from vision.candidates import find_blobs, pair_blobs
 from vision.combine import AGREEMENT_RULES, disagree, ensemble_mean, geometric_mean, parse_weight
 from vision.detection import Detection
-from vision.features import (
-    CROP_H,
-    CROP_W,
-    FEATURE_SIZE,
-    cut_all,
-    glance_of,
-    hog,
-    net_input,
-    turn_glance,
-    turn_hog,
-)
+from vision.features import FEATURE_SIZE, candidate_features, cut_all, net_input
 from vision.house_deck import HouseDeck, load_house_deck
 from vision.layout import Layout
 from vision.members import MemberError, load_members
@@ -169,6 +157,7 @@ class Recognizer:
                                  "out of second_views")
             self._view_verifiers[name] = Network(model_path.parent / int8.get(name, name),
                                                  runtime)
+        self.int8_copies = int8  # float file -> the int8 copy that runs in its place
         # The file that runs: a deck enrolled on one runtime is enrolled again for the other.
         self.verifier_id = model_id(self._verifier.path) if self._verifier else ""
         # The casino's enrolled deck: its corners are read by likeness to the enrolled ones.
@@ -313,6 +302,11 @@ class Recognizer:
         rank_p[rows], suit_p[rows] = average_views((rank_p[rows], suit_p[rows]), others)
 
     @property
+    def verifier_path(self) -> Path | None:
+        """The own verifier's file that runs (None: the model has no verifier)."""
+        return self._verifier.path if self._verifier is not None else None
+
+    @property
     def verifier_files(self) -> list[str]:
         """The verifier files that run: the own verifier's, then the second views' others."""
         return [net.path.name for net in (self._verifier, *self._view_verifiers.values())
@@ -361,42 +355,6 @@ class Recognizer:
                                                 for m in self._members)]
         return (ensemble_mean([_softmax(r["rank"]) for r in readings]),
                 ensemble_mean([_softmax(r["suit"]) for r in readings]))
-
-
-def candidate_features(
-        frame: np.ndarray,
-        worth_a_look: Callable[[np.ndarray], np.ndarray] | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Features of every (rank glyph, suit pip) order worth trying, the two centres, the crops.
-
-    Each blob pair is cut out once; the order read the other way round gets the
-    same features turned half a turn (and the crop turned half a turn). With
-    `worth_a_look`, orders whose cheap glance features it turns down are dropped
-    before the HOG is computed.
-    """
-    pairs = pair_blobs(find_blobs(frame))
-    empty = np.zeros((0, 2), np.float32)
-    no_crops = np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
-    if len(pairs) == 0:
-        return np.zeros((0, FEATURE_SIZE), np.float32), empty, empty, no_crops
-    crops = cut_all(frame, pairs.first, pairs.second)
-    glance = glance_of(crops)
-    index, reverse, rank_at, suit_at = pairs.ordered()
-    glance_rows = glance.features[index]
-    glance_rows[reverse] = turn_glance(glance_rows[reverse])
-    if worth_a_look is not None:
-        keep = worth_a_look(glance_rows)
-        index, reverse, rank_at, suit_at, glance_rows = (
-            index[keep], reverse[keep], rank_at[keep], suit_at[keep], glance_rows[keep])
-        if index.size == 0:
-            return np.zeros((0, FEATURE_SIZE), np.float32), empty, empty, no_crops
-    needed, where = np.unique(index, return_inverse=True)
-    hog_rows = hog(glance.grey(needed))[where]
-    hog_rows[reverse] = turn_hog(hog_rows[reverse])
-    rows = np.concatenate([hog_rows, glance_rows], axis=1)
-    ordered_crops = crops[index]
-    ordered_crops[reverse] = ordered_crops[reverse, ::-1, ::-1]
-    return rows, rank_at, suit_at, ordered_crops
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:

@@ -46,10 +46,13 @@ def _frame_count(text: str) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    import cv2
+
     from tablectl.config import ConfigError, load_config
     from vision.house_deck import HouseDeckError
     from vision.recognizer import ModelError, Recognizer
 
+    cv2.setNumThreads(1)  # the figures are for one core, as the daemon reads a camera
     fps = None
     house_deck = None
     if args.config is not None:
@@ -65,6 +68,9 @@ def run_check(args: argparse.Namespace) -> int:
     except (ModelError, HouseDeckError) as exc:
         return _fail(str(exc))
     print(f"networks: {describe_networks(recognizer)}")
+    if recognizer.verifier_path is not None:
+        print("verifier, 32 crops: " + ", ".join(
+            f"{name} {ms:.1f} ms" for name, ms in verifier_times(recognizer)))
     if house_deck is not None:
         deck = recognizer.house_deck
         print(f"house deck: {house_deck}: {deck.name if deck else '?'}, "
@@ -93,13 +99,41 @@ def describe_networks(recognizer: Any) -> str:
             "pip install 'tablectl[onnxruntime]' runs them faster, as int8 copies)")
 
 
+def verifier_times(recognizer: Any, repeat: int = 30) -> list[tuple[str, float]]:
+    """Median milliseconds of the verifier on a batch of 32 crops on each runtime that
+    can run it here: the file the recognizer runs, its float file on onnxruntime where
+    that differs, and the float file on OpenCV's dnn module."""
+    import numpy as np
+
+    from vision.networks import Network
+
+    running = recognizer.verifier_path
+    float_name = next((name for name, copy in recognizer.int8_copies.items()
+                       if copy == running.name), running.name)
+    float_path = running.parent / float_name
+    runs = [(f"{recognizer.runtime} ({running.name})", Network(running, recognizer.runtime))]
+    if recognizer.runtime == "onnxruntime" and running != float_path:
+        runs.append((f"onnxruntime ({float_path.name})", Network(float_path, "onnxruntime")))
+    if recognizer.runtime != "opencv":
+        runs.append((f"opencv ({float_path.name})", Network(float_path, "opencv")))
+    batch = np.random.default_rng(0).normal(0, 0.5, (32, 3, 36, 24)).astype(np.float32)
+    times = []
+    for name, network in runs:
+        network.run(batch)
+        spent = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            network.run(batch)
+            spent.append((time.perf_counter() - started) * 1000.0)
+        times.append((name, statistics.median(spent)))
+    return times
+
+
 def frame_times(recognizer: Any, frames: int) -> list[float]:
     """Milliseconds the recognizer took for each of `frames` simulated table frames, on
     one thread (the first frame, which warms the networks up, not counted)."""
-    import cv2
     from hwsim.camera.dataset import generate_scenes
 
-    cv2.setNumThreads(1)
     times = []
     scenes = generate_scenes(frames + 1, seed=1, designs=[TIMING_DESIGN])
     for k, scene in enumerate(scenes):

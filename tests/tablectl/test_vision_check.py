@@ -53,11 +53,11 @@ def test_it_prints_the_lines_of_the_manual_and_the_camera_verdict(
                  "--frames", "2"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     example = _manual_example()
-    assert [_shape(line) for line in lines[:2]] == [_shape(line) for line in example[:2]]
-    assert "frames: 2 simulated" in lines[1]
-    assert lines[2].startswith("camera: 1000 frames a second, 1 ms a frame: the recognizer "
+    assert [_shape(line) for line in lines[:3]] == [_shape(line) for line in example[:3]]
+    assert "frames: 2 simulated" in lines[2]
+    assert lines[3].startswith("camera: 1000 frames a second, 1 ms a frame: the recognizer "
                                "does not keep up: about ")
-    assert example[2] == ("camera: 10 frames a second, 100 ms a frame: the recognizer "
+    assert example[3] == ("camera: 10 frames a second, 100 ms a frame: the recognizer "
                           "keeps up")
 
 
@@ -68,6 +68,9 @@ def test_on_opencv_it_says_so_and_runs_the_float_files(
     out = capsys.readouterr().out
     assert out.startswith("networks: OpenCV's dnn module; verifiers: index_verifier.onnx, "
                           "index_verifier_fonts98.onnx (onnxruntime is not installed")
+    # The verifier timed on the one runtime there is.
+    assert re.search(r"^verifier, 32 crops: opencv \(index_verifier.onnx\) [\d.]+ ms$", out,
+                     re.M)
     assert "camera:" not in out  # no config, no frame rate to hold the time against
 
 
