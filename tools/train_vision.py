@@ -84,6 +84,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--verifier-shape", type=float, default=0.0,
                         help="strength of the glyph-shape spoiling (slant, warp, stroke "
                              "width) of the verifier's training crops; 0: none")
+    parser.add_argument("--verifier-smoothing", type=probability, default=0.0,
+                        help="label smoothing of the verifier's rank and suit losses "
+                             "(0: none)")
     parser.add_argument("--verify-below", type=float, default=0.9,
                         help="the verifier reads every pair the MLP gives less than this "
                              "probability of not being an index")
@@ -195,7 +198,8 @@ def verifier_stage(args: argparse.Namespace, examples: Examples,
     probabilities = train_verifier(crops[chosen], rank[chosen], suit[chosen], args.seed + 2,
                                    args.verifier_epochs, verifier_path,
                                    tuple(args.verifier_channels), args.verifier_hidden,
-                                   args.verifier_batchnorm, args.verifier_shape)
+                                   args.verifier_batchnorm, args.verifier_shape,
+                                   args.verifier_smoothing)
     v_rank, v_suit = probabilities(crops[chosen])
     ok = ((v_rank.argmax(1) == rank[chosen])
           & ((v_suit.argmax(1) == suit[chosen]) | ~is_index[chosen]))
@@ -208,7 +212,8 @@ def verifier_stage(args: argparse.Namespace, examples: Examples,
             "verifier_channels": list(args.verifier_channels),
             "verifier_hidden": args.verifier_hidden, "verifier_easy": args.verifier_easy,
             "verifier_batchnorm": args.verifier_batchnorm,
-            "verifier_shape": args.verifier_shape}
+            "verifier_shape": args.verifier_shape,
+            "verifier_smoothing": args.verifier_smoothing}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -147,7 +147,8 @@ def stroke_changed(x: Any, stroke: Any) -> Any:
 def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: int,
                    epochs: int, path: Path, channels: tuple[int, int, int] = VERIFIER_CHANNELS,
                    hidden_units: int = VERIFIER_HIDDEN,
-                   batch_norm: bool = False, shape: float = 0.0) -> Probabilities:
+                   batch_norm: bool = False, shape: float = 0.0,
+                   smoothing: float = 0.0) -> Probabilities:
     """The second look: a small CNN on the colour crops, trained with PyTorch (CPU).
 
     Three 3x3 conv-ReLU-maxpool blocks (`channels`) on the 3x36x24 crop, a
@@ -155,7 +156,8 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
     index") and a suit head. With `batch_norm` each convolution is followed by
     batch normalisation while training, folded into the convolution's weights
     in the file (the recognizer runs the same conv-ReLU-pool blocks). Written
-    as ONNX. `shape` is the strength of the glyph-shape spoiling (0: none).
+    as ONNX. `shape` is the strength of the glyph-shape spoiling (0: none);
+    `smoothing` the label smoothing of both losses (0: none).
     Returns a function giving the exported network's (rank, suit)
     probabilities, to check it.
     """
@@ -194,8 +196,8 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
     batch = 256
     steps = epochs * math.ceil(inputs.shape[0] / batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
-    rank_loss = nn.CrossEntropyLoss()
-    suit_loss = nn.CrossEntropyLoss(ignore_index=NO_SUIT)
+    rank_loss = nn.CrossEntropyLoss(label_smoothing=smoothing)
+    suit_loss = nn.CrossEntropyLoss(ignore_index=NO_SUIT, label_smoothing=smoothing)
     modules.train()
     for epoch in range(epochs):
         order = torch.randperm(inputs.shape[0], generator=generator)

@@ -27,14 +27,15 @@ def test_held_out_designs_are_refused() -> None:
             train_vision.main(["--designs", design])
 
 
+@pytest.mark.parametrize("option", ["--min-confidence", "--verifier-smoothing"])
 @pytest.mark.parametrize("value", ["1.5", "-0.1", "high"])
-def test_a_min_confidence_that_is_no_probability_is_refused(
-        value: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_probability_option_that_is_no_probability_is_refused(
+        option: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
     train_vision = _tool("train_vision")
     with pytest.raises(SystemExit) as exit_info:
-        train_vision.main(["--designs", "classic_duplex", "--min-confidence", value])
+        train_vision.main(["--designs", "classic_duplex", option, value])
     assert exit_info.value.code == 2  # argparse's usage error, before anything is rendered
-    assert "--min-confidence" in capsys.readouterr().err
+    assert option in capsys.readouterr().err
 
 
 def test_the_filter_lets_998_in_1000_indices_through_within_its_bounds() -> None:
