@@ -94,3 +94,15 @@ def test_a_bad_frame_count_is_refused(frames: str, capsys: pytest.CaptureFixture
         main(["vision", "check", "--frames", frames])
     assert stop.value.code == 2
     assert "--frames" in capsys.readouterr().err
+
+
+def test_a_config_without_a_camera_is_refused_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "table.toml"
+    # A table read by its shoe alone (the port is not opened by this command).
+    config.write_text('[table]\nprofile = "casinos-austria"\n\n[shoe]\ndriver = "shoelink"\n'
+                      'port = "/dev/ttyUSB0"\n\n'
+                      f'[journal]\npath = "{tmp_path / "journal.sqlite"}"\n', encoding="utf-8")
+    assert main(["vision", "check", "--config", str(config)]) == 1
+    assert capsys.readouterr().err == (
+        f"tablectl vision check: {config} has no [camera] section\n")
