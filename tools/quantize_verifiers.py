@@ -38,7 +38,13 @@ from hwsim.camera.designs import HELD_OUT_DESIGNS  # noqa: E402
 
 from vision.features import cut_all, net_input  # noqa: E402
 from vision.quantized import INT8_KEY, int8_name  # noqa: E402
-from vision.recognizer import MODEL_FILE, NOT_INDEX, Recognizer, candidate_features  # noqa: E402
+from vision.recognizer import (  # noqa: E402
+    MODEL_FILE,
+    NOT_INDEX,
+    ModelError,
+    Recognizer,
+    candidate_features,
+)
 from vision.second_look import turned_pairs  # noqa: E402
 
 SCENES = 60
@@ -111,11 +117,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError:
         parser.error("quantizing needs the onnx package: pip install 'tablectl[train]'")
     info_path = args.model.with_suffix(".json")
+    try:
+        # OpenCV runs the float files only; the verifiers are not run here anyway.
+        recognizer = Recognizer(args.model, runtime="opencv")
+    except ModelError as exc:
+        parser.error(str(exc))
     info = json.loads(info_path.read_text(encoding="utf-8"))
-    # OpenCV runs the float files only; the verifiers are not run here anyway.
-    recognizer = Recognizer(args.model, runtime="opencv")
+    if not info.get("verifier_model"):
+        parser.error(f"{info_path.name} names no verifier: nothing to quantize")
     names = [info["verifier_model"], *sorted({v[2] for v in recognizer.second_views if v[2]})]
-    batches = calibration_batches(recognizer, args.decks, args.scenes, args.seed)
+    try:
+        batches = calibration_batches(recognizer, args.decks, args.scenes, args.seed)
+    except (KeyError, ValueError) as exc:  # a design the renderer does not know
+        parser.error(f"cannot render the calibration scenes: {exc}")
     if not batches:
         parser.error("the scenes gave no crops to calibrate on")
     print(f"{sum(b.shape[0] for b in batches)} crops of {args.scenes} scenes "

@@ -8,9 +8,10 @@ it, and names the copies in the settings: `"int8_verifiers": {"index_verifier.on
 recognizer runs the copies: they read as the float files do on the choosing
 sets and take about half their time (docs/vision.md, "int8 verifiers").
 
-OpenCV's dnn module always runs the float files: its int8 arithmetic gives
-other numbers than onnxruntime's (logits up to 1.4 apart on the same crops),
-and the float files give the same numbers on both. Take the key out of the
+OpenCV's dnn module always runs the float files: it does not load the QDQ
+layout, its own int8 arithmetic (on the QOperator layout) gave other numbers
+than onnxruntime's (logits up to 1.4 apart on the same crops), and the float
+files give the same numbers on both. Take the key out of the
 settings to run the float files on onnxruntime too.
 """
 

@@ -58,3 +58,17 @@ def test_held_out_designs_are_refused(deck: str, tmp_path: Path,
         _tool().main(["--model", str(_float_model(tmp_path)), "--decks", deck])
     assert exit_info.value.code == 2
     assert "held-out designs are never used" in capsys.readouterr().err
+
+
+def test_a_missing_model_or_an_unknown_deck_is_refused_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        _tool().main(["--model", str(tmp_path / "nothing" / "index_classifier.onnx")])
+    assert exit_info.value.code == 2
+    assert "index classifier index_classifier.onnx not found" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        _tool().main(["--model", str(_float_model(tmp_path)), "--decks", "no-such-deck",
+                      "--scenes", "1"])
+    assert exit_info.value.code == 2
+    assert "cannot render the calibration scenes" in capsys.readouterr().err
+    assert INT8_KEY not in json.loads((tmp_path / "index_classifier.json").read_text())
