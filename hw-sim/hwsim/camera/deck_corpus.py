@@ -300,7 +300,8 @@ def select(decks: list[Deck], names: Iterable[str] | None) -> list[Deck]:
     chosen = []
     for name in names:
         if name not in by_name:
-            raise ValueError(f"unknown deck {name!r} (see --list)")
+            raise ValueError(f"unknown deck {name!r} (`python tools/render_deck_corpus.py --list` "
+                             "lists the decks)")
         if by_name[name].reason is not None:
             raise ValueError(f"deck {name!r} is left out: {by_name[name].reason}")
         chosen.append(by_name[name])

@@ -149,7 +149,7 @@ def select(styles: list[DeckStyle], names: Iterable[str] | None) -> list[DeckSty
     unknown = [n for n in names if n not in by_name]
     if unknown:
         raise ValueError(f"unknown font deck {unknown[0]!r} for this seed and count "
-                         f"(see --list)")
+                         "(`python tools/render_font_decks.py --list` lists the decks)")
     return [by_name[n] for n in names]
 
 
