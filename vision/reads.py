@@ -12,8 +12,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from vision.layout import Layout
 
 
@@ -158,18 +156,24 @@ def merge_corners(reads: list[_Read]) -> list[_Read]:
     """One read per index (the best), and a card's two corners read alike as one read."""
     ordered = sorted(reads, key=lambda r: -r.confidence)
     kept: list[_Read] = []
+    # Corners merged into their card's other corner: a weaker read of the same index
+    # (another blob pair, another card) goes as it would beside a kept read.
+    absorbed: list[_Read] = []
     for read in ordered:
+        if any(_same_index(read, other) for other in absorbed):
+            continue
         duplicate = False
         for k, other in enumerate(kept):
-            distance = float(np.hypot(read.x - other.x, read.y - other.y))
-            if distance < 0.8 * max(read.scale, other.scale):
+            if _same_index(read, other):
                 duplicate = True  # the same index read from another blob pair
             elif (read.card == other.card
-                  and distance < OPPOSITE_CORNERS * max(read.scale, other.scale)
+                  and math.dist((read.x, read.y), (other.x, other.y))
+                  < OPPOSITE_CORNERS * max(read.scale, other.scale)
                   and _facing_apart(read, other)):
                 duplicate = True  # the opposite corner of the same card
                 kept[k] = replace(other, centre=((read.x + other.x) / 2,
                                                  (read.y + other.y) / 2))
+                absorbed.append(read)
 
             if duplicate:
                 break
@@ -217,6 +221,11 @@ def settle_conflicts(reads: list[_Read], rule: str = "better"
         elif not any(other.confidence >= read.confidence for other in rivals):
             kept.append(read)
     return kept, unknown
+
+
+def _same_index(a: _Read, b: _Read) -> bool:
+    """Whether two reads lie on one index corner (under 0.8 index scales apart)."""
+    return math.dist((a.x, a.y), (b.x, b.y)) < 0.8 * max(a.scale, b.scale)
 
 
 def _facing_apart(a: _Read, b: _Read) -> bool:

@@ -101,6 +101,19 @@ def test_corners_read_as_two_cards_become_one_unknown() -> None:
         assert unknown[0].reason == CORNERS_DISAGREE
 
 
+def test_a_weaker_read_of_a_corner_merged_into_its_card_goes_too() -> None:
+    # The queen's two corners read "QC" (the bottom one surer); another blob pair of the
+    # top-left index reads it "8C", weaker, a pixel away from that index's "QC" read.
+    reads = [_read("QC", 160.0, 175.0, (0.0, -1.0), 0.97),
+             _read("QC", 100.0, 100.0, (0.0, 1.0), 0.96),
+             _read("8C", 101.0, 101.0, (0.0, 1.0), 0.68)]
+    for rule in ("better", "unknown"):
+        kept, unknown = settle_conflicts(merge_corners(reads), rule)
+        assert [r.card for r in kept] == ["QC"] and unknown == []
+        # One card, both corners read: its centre is their midpoint.
+        assert kept[0].centre == (130.0, 137.5)
+
+
 def test_cards_of_a_fanned_hand_are_no_conflict() -> None:
     # The next card of the hand, 3 index scales to the right, faces the same way.
     hand = [_read("6S", 100.0, 100.0, (0.0, 1.0), 0.9),
