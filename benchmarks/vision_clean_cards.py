@@ -127,9 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for deck in decks:
         tallies = read_deck(recognizer, deck, args.widths, args.turns)
         report(deck.name, tallies, args.worst)
-        for card, tally in tallies.items():
-            into = total.setdefault(f"{deck.name}:{card}", CardTally())
-            into.views, into.right, into.wrong = tally.views, tally.right, tally.wrong
+        total.update((f"{deck.name}:{card}", tally) for card, tally in tallies.items())
     if len(decks) > 1:
         report("all", total, args.worst)
     return 0

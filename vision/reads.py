@@ -237,8 +237,7 @@ def unknown_reads(unsure: list[_Read], reads: list[_Read]) -> list[_Read]:
     """One unsure read per index corner, leaving out corners of cards that were read."""
     kept: list[_Read] = []
     for read in sorted(unsure, key=lambda r: -r.confidence):
-        same_index = any(math.dist((read.x, read.y), (o.x, o.y)) < 0.8 * max(read.scale, o.scale)
-                         for o in [*reads, *kept])
+        same_index = any(_same_index(read, o) for o in [*reads, *kept])
         read_card = any(math.dist(card_centre(read), card_centre(o))
                         < SAME_CARD * max(read.scale, o.scale) for o in reads)
         if not same_index and not read_card:
