@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tests.tablectl.helpers import OutputLines, wait_on_clock, wait_process_gone
 from tests.tablectl.http_calls import call, login_cookie
-from tests.tablectl.mqtt.broker import Mosquitto, free_port
+from tests.tablectl.mqtt.broker import Mosquitto, free_ports
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "floor.md"
 
@@ -40,7 +40,7 @@ def _localize(command: str, broker: Mosquitto, folder: Path, ports: dict[str, in
 def test_the_try_it_commands_show_two_tables_on_the_floor_and_their_displays(
         broker: Mosquitto, tmp_path: Path) -> None:
     tables_command, floor_command = _commands()
-    ports = {"floor": free_port(), "1": free_port(), "2": free_port()}
+    ports = dict(zip(("floor", "1", "2"), free_ports(3), strict=True))
     folder = tmp_path / "var"
     folder.mkdir()
     started = subprocess.run(
