@@ -48,7 +48,8 @@ def test_it_quantizes_every_verifier_and_names_the_copies(tmp_path: Path) -> Non
     for copy in info[INT8_KEY].values():
         assert (tmp_path / copy).stat().st_size < 0.4 * float_size
     recognizer = Recognizer(path, runtime="onnxruntime")
-    assert recognizer.verifier_id == model_id(tmp_path / "index_verifier_int8.onnx")
+    own = info["verifier_model"]
+    assert recognizer.verifier_id == model_id(tmp_path / info[INT8_KEY][own])
 
 
 @pytest.mark.parametrize("deck", ["aisleriot-orell", "triplex_serif"])

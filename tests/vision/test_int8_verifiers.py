@@ -28,6 +28,7 @@ from vision.recognizer import (
 pytest.importorskip("onnxruntime")
 
 SHIPPED = json.loads(MODEL_INFO.read_text(encoding="utf-8"))
+OWN = SHIPPED["verifier_model"]  # the recognizer's own verifier, the first to look
 
 
 def test_the_shipped_settings_name_an_int8_copy_of_every_verifier() -> None:
@@ -42,9 +43,9 @@ def test_the_shipped_settings_name_an_int8_copy_of_every_verifier() -> None:
 
 def test_onnxruntime_runs_the_int8_copies_and_opencv_the_float_files() -> None:
     on_onnxruntime = Recognizer(runtime="onnxruntime")
-    assert on_onnxruntime.verifier_id == model_id(MODEL_DIR / "index_verifier_int8.onnx")
+    assert on_onnxruntime.verifier_id == model_id(MODEL_DIR / int8_name(OWN))
     on_opencv = Recognizer(runtime="opencv")
-    assert on_opencv.verifier_id == model_id(MODEL_DIR / "index_verifier.onnx")
+    assert on_opencv.verifier_id == model_id(MODEL_DIR / OWN)
     # An enrolled deck fits the file that runs, so the two runtimes tell their decks apart.
     assert on_onnxruntime.verifier_id != on_opencv.verifier_id
 
@@ -55,7 +56,7 @@ def test_without_the_setting_onnxruntime_runs_the_float_files(tmp_path: Path) ->
     del info[INT8_KEY]
     path.with_suffix(".json").write_text(json.dumps(info), encoding="utf-8")
     recognizer = Recognizer(path, runtime="onnxruntime")
-    assert recognizer.verifier_id == model_id(MODEL_DIR / "index_verifier.onnx")
+    assert recognizer.verifier_id == model_id(MODEL_DIR / OWN)
 
 
 @functools.cache
@@ -106,5 +107,4 @@ def test_a_bad_int8_setting_is_refused_naming_it(tmp_path: Path, setting: object
     with pytest.raises(ModelError, match=message):
         Recognizer(path, runtime="onnxruntime")
     # OpenCV runs the float files and never reads the setting.
-    assert Recognizer(path, runtime="opencv").verifier_id == model_id(
-        MODEL_DIR / "index_verifier.onnx")
+    assert Recognizer(path, runtime="opencv").verifier_id == model_id(MODEL_DIR / OWN)
