@@ -84,6 +84,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--verifier-shape", type=float, default=0.0,
                         help="strength of the glyph-shape spoiling (slant, warp, stroke "
                              "width) of the verifier's training crops; 0: none")
+    parser.add_argument("--verifier-scene", type=float, default=0.0,
+                        help="strength of the scene spoiling (glare, motion blur, shear) "
+                             "of the verifier's training crops; 0: none")
     parser.add_argument("--verifier-smoothing", type=probability, default=0.0,
                         help="label smoothing of the verifier's rank and suit losses "
                              "(0: none)")
@@ -199,7 +202,7 @@ def verifier_stage(args: argparse.Namespace, examples: Examples,
                                    args.verifier_epochs, verifier_path,
                                    tuple(args.verifier_channels), args.verifier_hidden,
                                    args.verifier_batchnorm, args.verifier_shape,
-                                   args.verifier_smoothing)
+                                   args.verifier_smoothing, args.verifier_scene)
     v_rank, v_suit = probabilities(crops[chosen])
     ok = ((v_rank.argmax(1) == rank[chosen])
           & ((v_suit.argmax(1) == suit[chosen]) | ~is_index[chosen]))
@@ -213,7 +216,8 @@ def verifier_stage(args: argparse.Namespace, examples: Examples,
             "verifier_hidden": args.verifier_hidden, "verifier_easy": args.verifier_easy,
             "verifier_batchnorm": args.verifier_batchnorm,
             "verifier_shape": args.verifier_shape,
-            "verifier_smoothing": args.verifier_smoothing}
+            "verifier_smoothing": args.verifier_smoothing,
+            "verifier_scene": args.verifier_scene}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

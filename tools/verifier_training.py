@@ -22,6 +22,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
+import verifier_scene_spoiling as scene_spoiling  # noqa: E402
+
 from foundation.cards import RANKS, SUITS  # noqa: E402
 from vision.features import CROP_H, CROP_W, net_input  # noqa: E402
 from vision.networks import forward_all  # noqa: E402
@@ -50,9 +52,10 @@ SHAPE_STROKE = 0.6
 Probabilities = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
-def augment(x: Any, generator: Any, shape: float = 0.0) -> Any:
+def augment(x: Any, generator: Any, shape: float = 0.0, scene: float = 0.0) -> Any:
     """A batch of verifier inputs (n, 3, H, W) spoiled at random, each crop its own way;
-    with `shape` > 0 the glyphs' shapes too (`shape_spoiled`)."""
+    with `shape` > 0 the glyphs' shapes too (`shape_spoiled`), with `scene` > 0
+    glare, motion blur and shear as well (`verifier_scene_spoiling`)."""
     import torch
     from torch import nn
 
@@ -70,6 +73,8 @@ def augment(x: Any, generator: Any, shape: float = 0.0) -> Any:
         torch.stack([cos * scale * stretch, -sin * scale * aspect, uniform(AUGMENT_SHIFT[0])], 1),
         torch.stack([sin * scale / aspect, cos * scale / stretch, uniform(AUGMENT_SHIFT[1])], 1),
     ], 1)
+    if scene > 0:
+        theta = scene_spoiling.sheared_theta(theta, generator, scene, aspect)
     grid = nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
     if shape > 0:
         x = shape_spoiled(x, grid, generator, shape)
@@ -80,6 +85,8 @@ def augment(x: Any, generator: Any, shape: float = 0.0) -> Any:
     mix = (torch.rand(n, 1, 1, 1, generator=generator) < AUGMENT_BLUR_SHARE) * torch.rand(
         n, 1, 1, 1, generator=generator)
     x = x * (1 - mix) + blurred * mix
+    if scene > 0:
+        x = scene_spoiling.glared(scene_spoiling.smeared(x, generator, scene), generator, scene)
     # Light and print: per-crop contrast, brightness and a little colour cast, then noise.
     x = x * (0.8 + 0.4 * torch.rand(n, 1, 1, 1, generator=generator))
     x = x + 0.08 * torch.randn(n, 1, 1, 1, generator=generator)
@@ -148,7 +155,7 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
                    epochs: int, path: Path, channels: tuple[int, int, int] = VERIFIER_CHANNELS,
                    hidden_units: int = VERIFIER_HIDDEN,
                    batch_norm: bool = False, shape: float = 0.0,
-                   smoothing: float = 0.0) -> Probabilities:
+                   smoothing: float = 0.0, scene: float = 0.0) -> Probabilities:
     """The second look: a small CNN on the colour crops, trained with PyTorch (CPU).
 
     Three 3x3 conv-ReLU-maxpool blocks (`channels`) on the 3x36x24 crop, a
@@ -157,7 +164,8 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
     batch normalisation while training, folded into the convolution's weights
     in the file (the recognizer runs the same conv-ReLU-pool blocks). Written
     as ONNX. `shape` is the strength of the glyph-shape spoiling (0: none);
-    `smoothing` the label smoothing of both losses (0: none).
+    `smoothing` the label smoothing of both losses (0: none); `scene` the
+    strength of the scene spoiling (glare, motion blur, shear; 0: none).
     Returns a function giving the exported network's (rank, suit)
     probabilities, to check it.
     """
@@ -205,7 +213,7 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
         for start in range(0, order.numel(), batch):
             chunk = order[start:start + batch]
             with torch.no_grad():
-                x = augment(inputs[chunk], generator, shape)
+                x = augment(inputs[chunk], generator, shape, scene)
             rank_logits, suit_logits = forward(x)
             loss = rank_loss(rank_logits, rank_t[chunk])
             if bool((suit_t[chunk] >= 0).any()):
