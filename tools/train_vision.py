@@ -67,6 +67,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="rendered scenes of the tuning designs")
     parser.add_argument("--scene-indices", action="store_true",
                         help="take index examples from the scenes too, not only negatives")
+    parser.add_argument("--cut-negatives", type=probability, default=0.0, metavar="V",
+                        help="take the pairs of a card-level canvas's index 30%% to V open "
+                             "(cut by the cards or chips over it) as \"not an index\"; "
+                             "0: leave them out")
     parser.add_argument("--real-share", type=float, default=0.65,
                         help="share of the card-level canvases drawn from real decks, when "
                              "both drawn designs and real decks are trained on")

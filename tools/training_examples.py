@@ -2,8 +2,9 @@
 recognizer's own candidate finder, labelled, with their features and colour crops.
 
 From card-level canvases (`card_canvases`): a pair that is a card's rank glyph
-and suit pip at least 80% open is that card, one 30-80% open is left out, every
-other pair is "not an index". From rendered scenes: candidates far from every
+and suit pip at least 80% open is that card, one 30-80% open is left out (with
+`--cut-negatives V`, one 30% to V open is "not an index" instead), every other
+pair is "not an index". From rendered scenes: candidates far from every
 open or partly open index are "not an index" (and, with `--scene-indices`, those
 on an open index, read the way the card faces, are that card). `make_examples`
 renders them on several processes; the result does not depend on their number.
@@ -50,9 +51,19 @@ def index_visibility(item: Placed, corner: str) -> float:
     return float((poly & item.mask).sum()) / area
 
 
-def label_candidates(first: np.ndarray, second: np.ndarray,
-                     placed: list[Placed]) -> tuple[np.ndarray, np.ndarray]:
-    """Rank and suit labels of each pair: a card's index, "not an index", or -2 (unsure).
+# Labels besides a rank: left out (neither an index nor "not an index"), and a pair
+# on an index cut by the cards or chips over it (see `label_candidates`).
+UNSURE = -2
+CUT = -3
+
+
+def label_candidates(first: np.ndarray, second: np.ndarray, placed: list[Placed],
+                     cut_below: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Rank and suit labels of each pair: a card's index, "not an index", `UNSURE` or `CUT`.
+
+    A pair on an index 30% to `cut_below` open (0: none) is `CUT`: no longer
+    the card's whole index, the glyphs cut by what lies over them, which the
+    caller may take as "not an index" (`card_level_data`).
 
     A pair is the card's index when its first blob lies on a rank glyph and its
     second on the suit pip (within `SUIT_EXACT` index scales of the pip's
@@ -87,12 +98,14 @@ def label_candidates(first: np.ndarray, second: np.ndarray,
             exact = hits & (suit_off <= max(SUIT_EXACT * scale, 1.5))
             # As the renderer's truth: 80% open must be read, 30-80% may be.
             visible = index_visibility(item, corner)
-            rank[hits] = -2
+            rank[hits] = UNSURE
             if visible >= 0.8:
                 rank[exact] = RANKS.index(item.code[0])
                 suit[exact] = SUITS.index(item.code[1])
             elif visible < 0.3:
                 rank[hits] = NOT_INDEX
+            elif visible < cut_below:
+                rank[hits] = CUT
     return rank, suit
 
 
@@ -122,18 +135,24 @@ SUIT_NEAR = 0.6
 Examples = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # features, rank, suit, crops
 
 
-def card_level_data(rng: np.random.Generator, sampler: CardSampler, samples: int) -> Examples:
+def card_level_data(rng: np.random.Generator, sampler: CardSampler, samples: int,
+                    cut_below: float = 0.0) -> Examples:
+    """Examples of `samples` card-level canvases; with `cut_below` > 0 every pair on an
+    index 30% to `cut_below` open as "not an index" too (`label_candidates`)."""
     feats, ranks, suits, crops = [], [], [], []
     for _ in range(samples):
         canvas, placed = sampler.canvas(rng)
         features, rank_at, suit_at, crop = candidate_features(canvas)
         if features.shape[0] == 0:
             continue
-        rank, suit = label_candidates(rank_at, suit_at, placed)
-        keep = rank != -2
+        rank, suit = label_candidates(rank_at, suit_at, placed, cut_below)
+        keep = rank >= 0
         positives = rank[keep] != NOT_INDEX
-        # Keep every positive and a share of the (many) negatives.
+        # Keep every positive and a share of the (many) negatives; the cut pairs are
+        # added after the draw, so that the canvases drawn after do not change.
         chosen = np.flatnonzero(keep)[positives | (rng.random(positives.size) < 0.5)]
+        chosen = np.concatenate([chosen, np.flatnonzero(rank == CUT)])
+        rank[rank == CUT] = NOT_INDEX
         if chosen.size == 0:
             continue
         feats.append(features[chosen])
@@ -184,7 +203,7 @@ def scene_examples(scenes: Iterator[Any], with_indices: bool) -> Examples:
         down = suit_at - rank_at
         scale = np.hypot(down[:, 0], down[:, 1])
         up_cos = down[:, 1] / np.maximum(scale, 1e-6)
-        rank = np.full(features.shape[0], -2, np.int64)
+        rank = np.full(features.shape[0], UNSURE, np.int64)
         suit = np.full(features.shape[0], NO_SUIT, np.int64)
         near_any = np.zeros(features.shape[0], bool)
         for truth in scene.truth:
@@ -197,11 +216,11 @@ def scene_examples(scenes: Iterator[Any], with_indices: bool) -> Examples:
                     continue
                 close = distance <= 0.12 * scene.card_width
                 facing = up_cos >= UPRIGHT_COS if corner == 0 else up_cos <= -UPRIGHT_COS
-                hits = close & facing & (rank == -2)
+                hits = close & facing & (rank == UNSURE)
                 rank[hits] = RANKS.index(truth.card[0])
                 suit[hits] = SUITS.index(truth.card[1])
         rank[~near_any] = NOT_INDEX
-        keep = rank != -2
+        keep = rank != UNSURE
         feats.append(features[keep])
         ranks.append(rank[keep])
         suits.append(suit[keep])
@@ -216,7 +235,7 @@ def scene_examples(scenes: Iterator[Any], with_indices: bool) -> Examples:
 CHUNK = 250  # card-level canvases per task; scenes per task are a tenth of it
 
 
-Task = tuple[str, int, int, int, tuple[str, ...], bool, float]
+Task = tuple[str, int, int, int, tuple[str, ...], bool, float, float]
 
 
 def _example_task(task: Task) -> Examples:
@@ -225,12 +244,12 @@ def _example_task(task: Task) -> Examples:
     from hwsim.camera.faces import glyph_boxes, render_card
     from hwsim.camera.render import SceneSpec, render_scene
 
-    kind, chunk, count, seed, names, scene_indices, real_share = task
+    kind, chunk, count, seed, names, scene_indices, real_share, cut_below = task
     cv2.setNumThreads(1)
     designs = resolve_designs(list(names))
     if kind == "cards":
         sampler = CardSampler(designs, render_card, glyph_boxes, real_share)
-        return card_level_data(np.random.default_rng([seed, chunk]), sampler, count)
+        return card_level_data(np.random.default_rng([seed, chunk]), sampler, count, cut_below)
     if kind == "benchmark-like":
         scenes = generate_scenes(count, seed + 1000, list(names), start=chunk * count)
     else:
@@ -248,14 +267,14 @@ def make_examples(args: argparse.Namespace, designs: Sequence[Any],
     tasks: list[Task] = []
     for chunk, first in enumerate(range(0, args.samples, CHUNK)):
         tasks.append(("cards", chunk, min(CHUNK, args.samples - first), args.seed, key,
-                      args.scene_indices, args.real_share))
+                      args.scene_indices, args.real_share, args.cut_negatives))
     # Half the scenes as the benchmark draws them (other seeds), half with harsher spoiling.
     per_task = max(1, CHUNK // 10)
     for kind, total in (("benchmark-like", args.scenes // 2),
                         ("harsh", args.scenes - args.scenes // 2)):
         for chunk in range(math.ceil(total / per_task)):
             tasks.append((kind, chunk, min(per_task, total - chunk * per_task), args.seed, key,
-                          args.scene_indices, args.real_share))
+                          args.scene_indices, args.real_share, args.cut_negatives))
     with get_context("spawn").Pool(args.jobs) as pool:
         parts = []
         for done, part in enumerate(pool.imap(_example_task, tasks), start=1):

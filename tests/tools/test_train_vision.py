@@ -112,6 +112,11 @@ def test_candidate_pairs_are_labelled_from_the_index_glyphs() -> None:
     # Covered all but a tenth: "not an index".
     rank, _ = examples.label_candidates(first, second, [_placed(0.1)])
     assert rank[0] == not_index
+    # With cut pairs asked for up to 60% open: half open is cut (-3), 70% open still
+    # left out, and a whole index is the queen whatever the bound.
+    for visible, expected in ((0.5, -3), (0.7, -2), (1.0, queen)):
+        rank, _ = examples.label_candidates(first, second, [_placed(visible)], cut_below=0.6)
+        assert rank.tolist() == [expected, not_index, not_index, queen], visible
 
 
 def test_a_pair_ending_beside_the_suit_pips_centre_is_left_out() -> None:
@@ -209,3 +214,33 @@ def test_batch_normalisation_folded_into_a_convolution_gives_the_same_outputs() 
     # Without normalisation the convolution is kept as it is.
     plain = folded(conv, SimpleNamespace(), np.asarray)
     assert np.array_equal(plain.weight, conv.weight) and np.array_equal(plain.bias, conv.bias)
+
+
+def test_cut_pairs_are_added_as_negatives_and_change_no_other_example() -> None:
+    from hwsim.camera.dataset import resolve_designs
+    from hwsim.camera.faces import glyph_boxes, render_card
+
+    canvases, examples = _tool("card_canvases"), _tool("training_examples")
+    not_index = len("A23456789TJQK")
+    designs = resolve_designs(["classic_duplex", "bold_sans"])
+
+    def run(cut_below: float) -> tuple[np.ndarray, ...]:
+        sampler = canvases.CardSampler(designs, render_card, glyph_boxes)
+        return examples.card_level_data(np.random.default_rng([4, 0]), sampler, 40, cut_below)
+
+    plain, with_cut = run(0.0), run(0.6)
+    _, rank, _, crops = plain
+    _, cut_rank, _, cut_crops = with_cut
+    assert cut_rank.size > rank.size  # some of 40 canvases of fanned cards cut an index
+    assert set(cut_rank.tolist()) <= set(range(not_index + 1))  # no -2 or -3 left
+    # Each canvas's examples are its earlier ones followed by its cut pairs: taking the
+    # earlier ones out, in order, gives the plain run exactly (the same canvases drawn).
+    matched, position = [], 0
+    for k in range(cut_rank.size):
+        if position < rank.size and cut_rank[k] == rank[position] and np.array_equal(
+                cut_crops[k], crops[position]):
+            matched.append(k)
+            position += 1
+    assert position == rank.size
+    extra = np.setdiff1d(np.arange(cut_rank.size), matched)
+    assert (cut_rank[extra] == not_index).all()

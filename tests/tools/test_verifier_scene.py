@@ -5,25 +5,18 @@ Training needs PyTorch (`pip install -e '.[train]'`); without it these tests are
 
 from __future__ import annotations
 
-import importlib
-import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-torch = pytest.importorskip("torch")
+from tests.tools.verifier_crops import HEIGHT, INK, PAPER, WIDTH, tool
 
-TOOLS = Path(__file__).resolve().parents[2] / "tools"
-HEIGHT, WIDTH = 36, 24
-PAPER, INK = 0.5, -0.5  # the verifier's input: paper about 0.5, ink about -0.5
+torch = pytest.importorskip("torch")
 
 
 def _spoiling() -> ModuleType:
-    if str(TOOLS) not in sys.path:
-        sys.path.insert(0, str(TOOLS))
-    return importlib.import_module("verifier_scene_spoiling")
+    return tool("verifier_scene_spoiling")
 
 
 def _ink_dot(count: int, row: int = 18, column: int = 12) -> Any:
