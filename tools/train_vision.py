@@ -59,6 +59,17 @@ def probability(text: str) -> float:
     return value
 
 
+def strength(text: str) -> float:
+    """A command-line spoiling strength: a number of 0 (off) or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value >= 0.0:
+        raise argparse.ArgumentTypeError(f"{text} is not 0 or more")
+    return value
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
@@ -85,10 +96,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                              "while training (folded into them in the file)")
     parser.add_argument("--verifier-epochs", type=int, default=12,
                         help="epochs of the convolutional verifier (0: none)")
-    parser.add_argument("--verifier-shape", type=float, default=0.0,
+    parser.add_argument("--verifier-shape", type=strength, default=0.0,
                         help="strength of the glyph-shape spoiling (slant, warp, stroke "
                              "width) of the verifier's training crops; 0: none")
-    parser.add_argument("--verifier-scene", type=float, default=0.0,
+    parser.add_argument("--verifier-scene", type=strength, default=0.0,
                         help="strength of the scene spoiling (glare, motion blur, shear) "
                              "of the verifier's training crops; 0: none")
     parser.add_argument("--verifier-smoothing", type=probability, default=0.0,

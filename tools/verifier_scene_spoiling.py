@@ -18,6 +18,7 @@ so a run without it draws exactly what it did before.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 # At strength 1: the share of crops with a glare patch, its strongest fade
@@ -72,8 +73,6 @@ def glared(x: Any, generator: Any, scene: float) -> Any:
 def smeared(x: Any, generator: Any, scene: float) -> Any:
     """Crops (n, 3, H, W) averaged along a random direction over up to `SMEAR_PX` * scene
     pixels, in a share of them (the others unchanged)."""
-    import math
-
     import torch
     from torch import nn
 

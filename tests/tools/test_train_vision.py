@@ -27,15 +27,21 @@ def test_held_out_designs_are_refused() -> None:
             train_vision.main(["--designs", design])
 
 
-@pytest.mark.parametrize("option", ["--min-confidence", "--verifier-smoothing"])
-@pytest.mark.parametrize("value", ["1.5", "-0.1", "high"])
-def test_a_probability_option_that_is_no_probability_is_refused(
+PROBABILITIES = ["--min-confidence", "--verifier-smoothing", "--cut-negatives"]
+STRENGTHS = ["--verifier-shape", "--verifier-scene"]  # 0 (off) or more
+
+
+@pytest.mark.parametrize(("option", "value"), [
+    *[(option, value) for option in PROBABILITIES for value in ("1.5", "-0.1", "high")],
+    *[(option, value) for option in STRENGTHS for value in ("-0.5", "nan", "strong")]])
+def test_an_option_out_of_its_range_is_refused_before_anything_is_rendered(
         option: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
     train_vision = _tool("train_vision")
     with pytest.raises(SystemExit) as exit_info:
         train_vision.main(["--designs", "classic_duplex", option, value])
-    assert exit_info.value.code == 2  # argparse's usage error, before anything is rendered
-    assert option in capsys.readouterr().err
+    assert exit_info.value.code == 2  # argparse's usage error
+    error = capsys.readouterr().err
+    assert option in error and "Traceback" not in error
 
 
 def test_the_filter_lets_998_in_1000_indices_through_within_its_bounds() -> None:
