@@ -120,3 +120,32 @@ def test_a_back_showing_card_faces_is_not_dealt_face_down(tmp_path: Path) -> Non
 
     drawn = cards.render_back(DESIGNS[PLAIN_BACK_DESIGN], 100)
     assert np.array_equal(render_back(deck, 100), drawn)
+
+
+def test_a_deck_whose_index_the_finder_cannot_see_takes_the_boxes_it_records_as_drawn(
+        tmp_path: Path) -> None:
+    import json
+
+    import cv2
+
+    blank = np.full((360, 250, 4), 255, np.uint8)  # cards with no print the finder could see
+    cards = [r + s for r in RANKS for s in SUITS]
+    for folder in (tmp_path / "recorded", tmp_path / "bare"):
+        folder.mkdir()
+        for card in cards:
+            cv2.imwrite(str(folder / f"{card}.png"), blank)
+    drawn = {card: {"rank": [0.06, 0.05, 0.17, 0.18], "suit": [0.06, 0.21, 0.14, 0.28]}
+             for card in cards}
+    (tmp_path / "recorded" / "deck.json").write_text(json.dumps({"index_boxes": drawn}))
+    boxes = deck_index_boxes(tmp_path / "recorded")
+    assert sorted(boxes) == sorted(cards)
+    assert boxes["QH"].rank == (0.06, 0.05, 0.17, 0.18)
+    assert boxes["QH"].suit == (0.06, 0.21, 0.14, 0.28)
+    with pytest.raises(ValueError, match="no index corner found on any card"):
+        deck_index_boxes(tmp_path / "bare")
+    # A record missing a card is no record: the deck is refused as before.
+    del drawn["7C"]
+    (tmp_path / "bare" / "deck.json").write_text(json.dumps({"index_boxes": drawn}))
+    deck_index_boxes.cache_clear()
+    with pytest.raises(ValueError, match="no index corner found on any card"):
+        deck_index_boxes(tmp_path / "bare")

@@ -163,15 +163,17 @@ def test_faces_added_to_the_catalogue_leave_the_first_decks_as_they_were() -> No
     assert {d.face.path for d in later} == {f.path for f in FACES[FIRST_CATALOGUE:]}
 
 
-def test_with_every_face_first_the_decks_take_all_faces_in_one_seeded_order() -> None:
+def test_with_98_faces_first_the_decks_are_the_98_face_decks_and_the_rest_follow() -> None:
     import numpy as np
 
     # How the plan dealt faces before the first catalogue was kept apart (the
-    # fonts98 ensemble member's decks): deck n took face permutation(all)[n].
-    order = np.random.default_rng([SEED]).permutation(len(FACES))
-    decks = plan(SEED, len(FACES), first=len(FACES))
-    assert [d.face.path for d in decks] == [FACES[int(k)].path for k in order]
-    assert plan(SEED, 3, first=len(FACES))[0] != plan(SEED, 3)[0]
+    # fonts98 ensemble member's and the 98-face verifier's decks): deck n took face
+    # permutation(98)[n]; the third catalogue's faces come after them, each once.
+    order = np.random.default_rng([SEED]).permutation(98)
+    decks = plan(SEED, len(FACES), first=98)
+    assert [d.face.path for d in decks[:98]] == [FACES[int(k)].path for k in order]
+    assert sorted(str(d.face.path) for d in decks[98:]) == sorted(str(f.path) for f in FACES[98:])
+    assert plan(SEED, 3, first=98)[0] != plan(SEED, 3)[0]
     with pytest.raises(ValueError, match="first faces must number 1 to"):
         plan(SEED, 3, first=len(FACES) + 1)
 
@@ -198,13 +200,26 @@ def test_a_free_form_copyright_file_names_its_licence(
             ("fonts-a", "Copyright (C) 2002 Someone\n\nYou are free to distribute this "
                         "software under the terms of the GNU General\nPublic License.\n"),
             ("fonts-b", "This Font Software is licensed under the SIL Open Font License, "
-                        "Version 1.0.\n")):
+                        "Version 1.0.\n"),
+            # Quoted from four Debian copyright files that have no machine-readable fields.
+            ("fonts-c", "This Font Software is licensed under the GNU General Public License,"
+                        " Version\n3 with the font exception.  This license is  available"),
+            ("fonts-d", "SJFonts are licensed under the GNU General Public License but with "
+                        "the\nfollowing exception:"),
+            ("fonts-e", "it under the terms of the GNU General Public License as published by"
+                        "\n    the Free Software Foundation; either version 2 of the License, "
+                        "or\n    (at your option) any later version."),
+            ("fonts-f", "Author: Mark Williamson\nLicense: Public Domain\n")):
         (tmp_path / package).mkdir()
         (tmp_path / package / "copyright").write_text(text)
     monkeypatch.setattr(font_catalogue, "DOC_ROOT", tmp_path)
     font_licence.cache_clear()
     assert font_licence("fonts-a", Path("/usr/share/fonts/a/A.ttf")) == "GPL-2"
     assert font_licence("fonts-b", Path("/usr/share/fonts/b/B.otf")) == "OFL-1.0"
+    assert font_licence("fonts-c", Path("/usr/share/fonts/c/C.ttf")) == "GPL-3 with font exception"
+    assert font_licence("fonts-d", Path("/usr/share/fonts/d/D.ttf")) == "GPL-2 with font exception"
+    assert font_licence("fonts-e", Path("/usr/share/fonts/e/E.ttf")) == "GPL-2+"
+    assert font_licence("fonts-f", Path("/usr/share/fonts/f/F.ttf")) == "public-domain"
     font_licence.cache_clear()
 
 

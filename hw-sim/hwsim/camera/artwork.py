@@ -15,6 +15,7 @@ percent).
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from functools import lru_cache
@@ -222,7 +223,10 @@ def deck_index_boxes(folder: Path) -> dict[str, IndexGlyphBoxes]:
                 found[card] = tuple(  # type: ignore[assignment]
                     (b[0] / w, b[1] / h, b[2] / w, b[3] / h) for b in boxes)
     if not found:
-        raise ValueError(f"no index corner found on any card of {folder}")
+        drawn = _drawn_index_boxes(folder)
+        if drawn is None:
+            raise ValueError(f"no index corner found on any card of {folder}")
+        return drawn
     median_rank = tuple(float(v) for v in np.median([b[0] for b in found.values()], axis=0))
     median_suit = tuple(float(v) for v in np.median([b[1] for b in found.values()], axis=0))
     out: dict[str, IndexGlyphBoxes] = {}
@@ -232,6 +236,26 @@ def deck_index_boxes(folder: Path) -> dict[str, IndexGlyphBoxes]:
         else:
             out[card] = IndexGlyphBoxes(median_rank, median_suit, False)  # type: ignore[arg-type]
     return out
+
+
+def _four(values: list[float]) -> Box:
+    x0, y0, x1, y1 = (float(v) for v in values)
+    return x0, y0, x1, y1
+
+
+def _drawn_index_boxes(folder: Path) -> dict[str, IndexGlyphBoxes] | None:
+    """The index boxes a font-drawn deck's `deck.json` records as drawn, or None.
+
+    Taken only where the finder sees no index on any card: a thin, light outline
+    suit sign (the white signs of some font decks) can be too faint for its ink mask.
+    """
+    try:
+        record = json.loads((folder / "deck.json").read_text(encoding="utf-8"))["index_boxes"]
+        boxes = {card: IndexGlyphBoxes(_four(b["rank"]), _four(b["suit"]), True)
+                 for card, b in record.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return boxes if set(boxes) == {r + s for r in RANKS for s in SUITS} else None
 
 
 def artwork_card(card: str, deck: ArtworkDeck, width_px: int) -> np.ndarray:
