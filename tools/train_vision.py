@@ -160,19 +160,41 @@ def training_designs(wanted: Sequence[str]) -> tuple[list[Any], list[str]]:
     return designs, names
 
 
+# What the examples depend on besides the seed. A cache made with other values is
+# refused; one made with another seed is taken (verifiers of several seeds are trained
+# on the same examples), and the settings record the seed it was made with.
+RECIPE_KEYS = ("samples", "scenes", "scene_indices", "real_share", "cut_negatives")
+
+
+def example_recipe(args: argparse.Namespace, names: Sequence[str]) -> dict[str, Any]:
+    return {"seed": args.seed, **{key: getattr(args, key) for key in RECIPE_KEYS},
+            "designs": list(names)}
+
+
 def load_examples(args: argparse.Namespace, designs: Sequence[Any],
-                  names: Sequence[str]) -> Examples:
-    """The examples of `--cache` where it exists, else rendered (and kept there)."""
+                  names: Sequence[str]) -> tuple[Examples, dict[str, Any] | None]:
+    """The examples of `--cache` where it exists, else rendered (and kept there), and
+    how they were made (None: a cache from before caches recorded it)."""
+    recipe = example_recipe(args, names)
     if args.cache is not None and args.cache.exists():
         cached = np.load(args.cache)
+        made = json.loads(str(cached["recipe"])) if "recipe" in cached.files else None
+        if made is not None:
+            differ = [key for key in (*RECIPE_KEYS, "designs") if made.get(key) != recipe[key]]
+            if differ:
+                raise SystemExit(f"{args.cache} was made with other {', '.join(differ)} "
+                                 f"({', '.join(f'{k}={made.get(k)!r}' for k in differ)}); "
+                                 "name another --cache or give the same options")
         features, rank, suit, crops = (cached["features"], cached["rank"], cached["suit"],
                                        cached["crops"])
-        print(f"examples from {args.cache}: {features.shape[0]}")
-        return features, rank, suit, crops
+        print(f"examples from {args.cache}: {features.shape[0]}"
+              + ("" if made is not None else " (made before caches recorded their options)"))
+        return (features, rank, suit, crops), made
     features, rank, suit, crops = make_examples(args, designs, names)
     if args.cache is not None:
-        np.savez(args.cache, features=features, rank=rank, suit=suit, crops=crops)
-    return features, rank, suit, crops
+        np.savez(args.cache, features=features, rank=rank, suit=suit, crops=crops,
+                 recipe=np.array(json.dumps(recipe)))
+    return (features, rank, suit, crops), recipe
 
 
 def beside(out: Path, kind: str) -> Path:
@@ -238,7 +260,7 @@ def verifier_stage(args: argparse.Namespace, examples: Examples,
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     designs, names = training_designs(args.designs)
-    examples = load_examples(args, designs, names)
+    examples, recipe = load_examples(args, designs, names)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     filter_path = beside(args.out, "filter")
     info_path = args.out.with_suffix(".json")
@@ -250,8 +272,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The kept classifier's own settings, as the run that trained it recorded them.
         kept = json.loads(info_path.read_text(encoding="utf-8"))
         verifier_run = {"verifier_samples": args.samples, "verifier_scenes": args.scenes,
-                        "verifier_real_share": args.real_share, "verifier_designs": names}
-        classifier = {key: kept[key] for key in classifier if key in kept} | verifier_run
+                        "verifier_real_share": args.real_share, "verifier_designs": names,
+                        "verifier_examples": recipe}
+        classifier = ({key: kept[key] for key in (*classifier, "examples") if key in kept}
+                      | verifier_run)
+    else:
+        classifier["examples"] = recipe
     threshold, mlp_not = classifier_stage(args, examples, filter_path)
     info: dict[str, Any] = {
         "feature_size": FEATURE_SIZE, "ranks": RANKS + "-", "suits": SUITS,

@@ -181,6 +181,18 @@ def test_a_small_run_writes_networks_the_recognizer_loads_and_its_cache_gives_th
     assert train_vision.main([*args, "--out", str(second)]) == 0
     for name in ("index_classifier.onnx", "index_filter.onnx"):
         assert (first.parent / name).read_bytes() == (second.parent / name).read_bytes()
+    # The settings say how the examples were made; a cache made otherwise is refused,
+    # one made with another seed is taken (and the settings name the seed it was made with).
+    assert info["examples"] == {"seed": 1, "samples": 8, "scenes": 2, "scene_indices": False,
+                                "real_share": 0.65, "cut_negatives": 0.0,
+                                "designs": ["classic_duplex"]}
+    third = tmp_path / "c" / "index_classifier.onnx"
+    with pytest.raises(SystemExit, match=r"made with other cut_negatives \(cut_negatives=0.0\)"):
+        train_vision.main([*args, "--cut-negatives", "0.5", "--out", str(third)])
+    assert not third.exists()
+    assert train_vision.main([*args, "--seed", "5", "--out", str(third)]) == 0
+    assert json.loads(third.with_suffix(".json").read_text(encoding="utf-8"))["examples"] == (
+        info["examples"])
 
 
 def test_keeping_the_classifier_keeps_its_file_and_its_recorded_settings(
@@ -198,6 +210,8 @@ def test_keeping_the_classifier_keeps_its_file_and_its_recorded_settings(
     # and the members named with it.
     info = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
     assert info["epochs"] == 1 and info["ensemble"] == ["twin"]
+    assert info["examples"] == info["verifier_examples"]
+    assert info["examples"]["designs"] == ["classic_duplex"]
 
 
 def test_batch_normalisation_folded_into_a_convolution_gives_the_same_outputs() -> None:
