@@ -47,7 +47,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--first-faces", type=int, default=FIRST_CATALOGUE, metavar="N",
                         help="decks 0 to N-1 take the catalogue's first N faces in one "
                              f"seeded order (default {FIRST_CATALOGUE}: the shipped networks' "
-                             "decks; 98: the decks the fonts98 ensemble member was trained on)")
+                             "decks; 98 with --count 98: the decks the fonts98 ensemble "
+                             "member and the 98-face verifier were trained on)")
     parser.add_argument("--validation", action="store_true",
                         help="the decks of the faces kept out of training")
     parser.add_argument("--decks", nargs="+", metavar="NAME", help="only these planned decks")
