@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -177,8 +178,14 @@ def load_examples(args: argparse.Namespace, designs: Sequence[Any],
     how they were made (None: a cache from before caches recorded it)."""
     recipe = example_recipe(args, names)
     if args.cache is not None and args.cache.exists():
-        cached = np.load(args.cache)
-        made = json.loads(str(cached["recipe"])) if "recipe" in cached.files else None
+        try:
+            cached = np.load(args.cache)
+            made = json.loads(str(cached["recipe"])) if "recipe" in cached.files else None
+            if not isinstance(made, (dict, type(None))):
+                raise ValueError("its record of options is not a mapping")
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            raise SystemExit(f"{args.cache} is not an example cache this script can read "
+                             f"({exc}); delete it or name another --cache") from None
         if made is not None:
             differ = [key for key in (*RECIPE_KEYS, "designs") if made.get(key) != recipe[key]]
             if differ:

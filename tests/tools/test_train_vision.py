@@ -191,6 +191,16 @@ def test_a_small_run_writes_networks_the_recognizer_loads_and_its_cache_gives_th
         train_vision.main([*args, "--cut-negatives", "0.5", "--out", str(third)])
     assert not third.exists()
     assert train_vision.main([*args, "--seed", "5", "--out", str(third)]) == 0
+    # A cache file that is not one, or whose record is garbled: one line, nothing written.
+    fourth = tmp_path / "d" / "index_classifier.onnx"
+    for garbage in (b"not a cache", b"PK\x03\x04 truncated"):
+        cache.write_bytes(garbage)
+        with pytest.raises(SystemExit, match="is not an example cache this script can read"):
+            train_vision.main([*args, "--out", str(fourth)])
+    np.savez(cache, features=np.zeros((1, 1)), recipe=np.array("{not json"))
+    with pytest.raises(SystemExit, match="is not an example cache this script can read"):
+        train_vision.main([*args, "--out", str(fourth)])
+    assert not fourth.parent.exists()
     assert json.loads(third.with_suffix(".json").read_text(encoding="utf-8"))["examples"] == (
         info["examples"])
 
