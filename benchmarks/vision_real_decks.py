@@ -2,6 +2,7 @@
 
     python benchmarks/vision_real_decks.py [--n-per-deck 40] [--seed 17] [--decks NAME ...]
     python benchmarks/vision_real_decks.py --model M.onnx   # a freshly trained model
+    python benchmarks/vision_real_decks.py --enrolled --learnt 40   # house decks too
 
 Scenes (1280x720, 3-7 boxes of fanned and overlapping hands, felt colours,
 tilt, uneven light, glare, shadows, blur, noise, JPEG, chips, face-down cards,
@@ -50,6 +51,9 @@ from bench_vision import (  # noqa: E402
 )
 
 TARGET_PROPOSED = 0.998
+# A candidate pair this near a visible index corner (in card widths) is taken for it
+# when a deck is learnt from play: the corner's rank-suit midpoint lies within it.
+LEARN_RADIUS = 0.12
 TARGETS = {"precision": 0.995, "recall": 0.995, "hands": 0.98, "median_ms": 40.0}
 
 
@@ -203,6 +207,30 @@ def run_enrolled(decks: Sequence[str], n_per_deck: int, seed: int,
     return per_deck
 
 
+def run_learnt(decks: Sequence[str], learn_scenes: int, n_per_deck: int, seed: int,
+               model: Path | None) -> dict[str, DeckScore]:
+    """Each deck learnt from `learn_scenes` scenes of play, every visible index corner
+    named by its card as a shoe names the cards it deals (`vision.deck_learning`),
+    then read as the house deck in the scenes `run_enrolled` reads."""
+    from vision.deck_learning import DeckLearner
+
+    per_deck: dict[str, DeckScore] = {}
+    for k, deck in enumerate(decks):
+        recognizer = load_recognizer(model)
+        learner = DeckLearner(recognizer, deck)
+        for scene in rendered_scenes(learn_scenes, seed + 200 + k, [deck]):
+            corners = [(card, x, y) for card, _, points in scene.truth for x, y in points]
+            learner.add(scene.image, corners, LEARN_RADIUS * scene.card_width)
+        missing = learner.missing()
+        if missing:
+            print(f"  {deck}: after {learn_scenes} scenes {len(missing)} cards seen fewer "
+                  f"than 3 times: {', '.join(missing)}")
+        recognizer.house_deck = learner.house_deck()
+        scenes = rendered_scenes(n_per_deck, seed + 100 + k, [deck])
+        per_deck.update(run(scenes, recognizer, with_candidates=False))
+    return per_deck
+
+
 def one_core() -> None:
     cv2.setNumThreads(1)
     if hasattr(os, "sched_setaffinity"):
@@ -228,9 +256,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--enrolled", action="store_true",
                         help="also enrol each deck from photos of its cards and score it read "
                              "as the house deck")
+    parser.add_argument("--learnt", type=int, default=0, metavar="N",
+                        help="also learn each deck from N scenes of play, every visible "
+                             "corner named by its card as the shoe names it, and score it "
+                             "read as the house deck (in the scenes --enrolled reads)")
     args = parser.parse_args(argv)
     if args.n_per_deck < 1:
         parser.error("--n-per-deck must be 1 or more")
+    if args.learnt < 0:
+        parser.error("--learnt must be 0 (off) or more scenes")
 
     trained = set(trained_on(args.model) or [])
     leaked = sorted(trained & set(args.decks))
@@ -265,6 +299,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                           args.worst)
         print(f"  enrolled house deck: {enrolled.score.precision:.2%} of the cards read are "
               f"right (target 99.9%), {enrolled.score.recall:.2%} of visible cards read")
+    if args.learnt:
+        print(f"\nEach deck learnt from {args.learnt} scenes of play (seed {args.seed + 200} "
+              f"on), then read as the house deck in {args.n_per_deck} new scenes (seed "
+              f"{args.seed + 100} on):")
+        learnt = report(run_learnt(args.decks, args.learnt, args.n_per_deck, args.seed,
+                                   args.model), args.worst)
+        print(f"  learnt house deck: {learnt.score.precision:.2%} of the cards read are "
+              f"right, {learnt.score.recall:.2%} of visible cards read")
     return 0
 
 

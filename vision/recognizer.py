@@ -240,6 +240,7 @@ class Recognizer:
             confidence[:] = 0.0
             if self._verifier is not None and look.size and embedding is not None:
                 nearest, similarity, sure = self.house_deck.nearest(embedding)
+                known = set(self.house_deck.cards)
                 for k, row in enumerate(look):
                     if rank[row] == NOT_INDEX:
                         continue
@@ -252,6 +253,11 @@ class Recognizer:
                         confidence[row] = similarity[k] * (1.0 - rank_p[row, NOT_INDEX])
                     elif card == read:  # the networks read it surely, and the deck agrees
                         confidence[row] = network_confidence[row]
+                    elif read not in known and not sure[k]:
+                        # A card the deck lacks (not enrolled, not learnt yet), and the
+                        # deck names no other surely: the networks' read stands.
+                        confidence[row] = network_confidence[row]
+                        continue
                     rank[row], suit[row] = RANKS.index(card[0]), SUITS.index(card[1])
         confident = (rank != NOT_INDEX) & (confidence >= self.min_confidence)
         sure = confident & ~disagreeing

@@ -1,0 +1,115 @@
+"""A house deck learnt from play: the card a corner belongs to, named by the shoe.
+
+Where a shoe reports every card dealt and the camera watches it land, the
+shoe's card names the index corners the camera sees at that place, whatever
+the networks made of them. The own verifier's embeddings of those corners
+(what `vision.enrolment` keeps from photos of the cards) are the card's
+exemplars; once every card of the deck has a few, they make a `HouseDeck` that
+reads the deck by likeness, as an enrolled one does, with no photo session.
+
+    learner = DeckLearner(recognizer, "house deck")
+    learner.add(frame, [("QH", 412.0, 233.5), ("7C", 640.0, 251.0)], radius=12.0)
+    if not learner.missing():
+        learner.house_deck().save("house-deck.npz")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from foundation.cards import CardError, parse_card
+from vision.house_deck import CARDS, HouseDeck
+from vision.recognizer import NOT_INDEX, Recognizer, candidate_features
+
+MIN_EXEMPLARS = 3  # a card's corners seen before the learnt deck counts it as learnt
+MAX_EXEMPLARS = 60  # a card's exemplars kept (the first seen); bounds memory and time
+
+
+class DeckLearner:
+    """Collects labelled index-corner embeddings of one deck, frame by frame."""
+
+    def __init__(self, recognizer: Recognizer, name: str = "learnt deck",
+                 max_exemplars: int = MAX_EXEMPLARS) -> None:
+        if recognizer.verifier_path is None:
+            raise ValueError("learning a deck needs the verifier network, and this model "
+                             "has none")
+        if max_exemplars < 1:
+            raise ValueError(f"max_exemplars must be 1 or more, not {max_exemplars}")
+        self.recognizer = recognizer
+        self.name = name
+        self.max_exemplars = max_exemplars
+        self._exemplars: dict[str, list[np.ndarray]] = {}
+
+    def add(self, frame: np.ndarray, corners: Sequence[tuple[str, float, float]],
+            radius: float) -> int:
+        """Learn from one BGR frame: each of `corners` is (card, x, y), an index corner
+        the card is known to show there (the rank-suit midpoint, in pixels). Every
+        candidate pair the networks take for an index within `radius` pixels of it is
+        an exemplar of that card. Returns how many exemplars were added."""
+        if radius <= 0:
+            raise ValueError(f"radius must be above 0 pixels, not {radius}")
+        labelled = [(_card_code(card), float(x), float(y)) for card, x, y in corners]
+        if not labelled:
+            return 0
+        points, embeddings = self.index_embeddings(frame)
+        added = 0
+        for card, x, y in labelled:
+            near = np.flatnonzero(np.hypot(points[:, 0] - x, points[:, 1] - y) <= radius)
+            kept = self._exemplars.setdefault(card, [])
+            for row in near[:max(0, self.max_exemplars - len(kept))]:
+                kept.append(embeddings[row])
+                added += 1
+        return added
+
+    def index_embeddings(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The midpoints (n, 2) of the candidate pairs in `frame` that the networks take
+        for an index (the classifier passes them to the verifier, the verifier gives
+        "not an index" under even odds) and the verifier's embeddings of them (n, d)."""
+        if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+            raise ValueError(f"expected a BGR uint8 frame (HxWx3), got {frame.dtype} "
+                             f"{frame.shape}")
+        recognizer = self.recognizer
+        features, rank_at, suit_at, crops = candidate_features(frame,
+                                                               recognizer.looks_like_index)
+        none = np.zeros((0, 2), np.float32), np.zeros((0, 1), np.float32)
+        if features.shape[0] == 0:
+            return none
+        rank_p, _ = recognizer.classify(features)
+        look = np.flatnonzero(rank_p[:, NOT_INDEX] < recognizer.verify_below)
+        if look.size == 0:
+            return none
+        verified, _, embedding = recognizer.verify_and_embed(crops[look])
+        if embedding is None:
+            raise ValueError("this model's verifier has no embedding output: retrain it "
+                             "with tools/train_vision.py")
+        index = verified[:, NOT_INDEX] < 0.5
+        middle = (rank_at[look] + suit_at[look]) / 2.0
+        return middle[index].astype(np.float32), embedding[index].astype(np.float32)
+
+    def counts(self) -> dict[str, int]:
+        """Exemplars kept per card, in deck order (cards never seen have 0)."""
+        return {card: len(self._exemplars.get(card, [])) for card in CARDS}
+
+    def missing(self, at_least: int = MIN_EXEMPLARS) -> list[str]:
+        """The cards with fewer than `at_least` exemplars, in deck order."""
+        return [card for card, count in self.counts().items() if count < at_least]
+
+    def house_deck(self) -> HouseDeck:
+        """The deck learnt so far (cards not yet seen are simply not in it)."""
+        rows = [(CARDS.index(card), e) for card, kept in self._exemplars.items() for e in kept]
+        if not rows:
+            raise ValueError("nothing learnt yet: no index corner was seen at the places "
+                             "given")
+        labels = np.array([label for label, _ in rows], np.int64)
+        embeddings = np.stack([e for _, e in rows]).astype(np.float32)
+        return HouseDeck(embeddings, labels, self.name, self.recognizer.verifier_id,
+                         extra={"learnt_from_play": True})
+
+
+def _card_code(card: str) -> str:
+    try:
+        return parse_card(card)
+    except CardError as exc:
+        raise ValueError(f"a corner's card: {exc}") from None
