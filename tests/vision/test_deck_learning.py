@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hwsim.camera.artwork import HELD_OUT_DECKS, ArtworkDeck
-from hwsim.camera.deck_corpus import ensure_corpus
 from hwsim.camera.render import RenderedScene, SceneSpec, render_scene
 
+from tests.vision.real_scenes import corpus_with, score_reads
 from vision.deck_learning import DeckLearner
 from vision.house_deck import CARDS
 from vision.layout import layout_from_dict
@@ -28,12 +28,7 @@ RADIUS = 0.12  # card widths
 
 @pytest.fixture(scope="module")
 def deck(tmp_path_factory: pytest.TempPathFactory) -> ArtworkDeck:
-    folder = tmp_path_factory.mktemp("corpus")
-    try:
-        ensure_corpus(folder, decks=[DECK])
-    except RuntimeError as error:  # the Debian card packages are missing
-        pytest.skip(str(error))
-    return ArtworkDeck.named(DECK, folder)
+    return ArtworkDeck.named(DECK, corpus_with(tmp_path_factory, [DECK]))
 
 
 def _scene(deck: ArtworkDeck, cards: list[str], seed: int) -> RenderedScene:
@@ -62,23 +57,6 @@ def _learnt(deck: ArtworkDeck, recognizer: Recognizer,
     return learner
 
 
-def _read(recognizer: Recognizer, scene: RenderedScene) -> tuple[int, int, list[str]]:
-    """(visible cards read right, visible cards, wrong reads) of one scene."""
-    shown = [t for t in scene.truth if t.index_points]
-    radius = 0.25 * scene.card_width
-    right, wrong = set(), []
-    for det in recognizer.detect(scene.image, layout_from_dict(scene.layout)):
-        near = [t.card for t in shown
-                if min(math.dist((det.x, det.y), p) for p in t.index_points) <= radius]
-        partial = [t.card for t in scene.truth
-                   if any(math.dist((det.x, det.y), p) <= radius for p in t.partial_points)]
-        if det.card in near:
-            right.add(det.card)
-        elif det.card not in partial:
-            wrong.append(det.card)
-    return len(right), len(shown), wrong
-
-
 def test_the_deck_here_is_held_out_of_training() -> None:
     assert DECK in HELD_OUT_DECKS
 
@@ -91,11 +69,9 @@ def test_a_deck_learnt_from_play_reads_fresh_scenes_of_it(deck: ArtworkDeck) -> 
     assert house.cards == list(CARDS)
     assert house.model == recognizer.verifier_id
     reader = Recognizer(house_deck=house)
-    right, visible, wrong = 0, 0, []
-    for seed, cards in enumerate((CARDS[3:14], CARDS[20:31], CARDS[40:51])):
-        scene_right, scene_visible, scene_wrong = _read(reader, _scene(deck, list(cards),
-                                                                       900 + seed))
-        right, visible, wrong = right + scene_right, visible + scene_visible, wrong + scene_wrong
+    scenes = [_scene(deck, list(cards), 900 + seed)
+              for seed, cards in enumerate((CARDS[3:14], CARDS[20:31], CARDS[40:51]))]
+    right, visible, wrong = score_reads(reader, scenes)
     assert visible >= 30
     assert wrong == []
     assert right >= math.ceil(0.9 * visible), f"{right} of {visible} read"

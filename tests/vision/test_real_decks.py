@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 from hwsim.camera import artwork
 from hwsim.camera.artwork import HELD_OUT_DECKS, TRAINING_DECKS, ArtworkDeck, artwork_card
-from hwsim.camera.deck_corpus import ensure_corpus
 from hwsim.camera.render import RenderedScene, SceneSpec, render_scene
 
+from tests.vision.real_scenes import corpus_with, score_reads
 from vision.enrolment import EnrolmentReport, enrol
 from vision.house_deck import CARDS, load_house_deck
 from vision.layout import layout_from_dict
@@ -37,40 +37,13 @@ HANDS = [{"box1": ["TH", "4C"], "box2": ["KS", "AD", "7H"], "box3": ["QC", "9D"]
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("corpus")
-    try:
-        ensure_corpus(folder, decks=DECKS)
-    except RuntimeError as error:  # the Debian card packages are missing
-        pytest.skip(str(error))
-    return folder
+    return corpus_with(tmp_path_factory, DECKS)
 
 
 def _scenes(deck: ArtworkDeck) -> list[RenderedScene]:
     return [render_scene(SceneSpec(boxes=hands, dealer=["6S"], card_width=120,
                                    felt_print=False), deck, seed)
             for seed, hands in enumerate(HANDS)]
-
-
-def _score(recognizer: Recognizer, scenes: list[RenderedScene]) -> tuple[int, int, list[str]]:
-    """(visible cards read right, visible cards, wrong reads)."""
-    right, visible, wrong = 0, 0, []
-    for scene in scenes:
-        cards = recognizer.detect(scene.image, layout_from_dict(scene.layout))
-        radius = 0.25 * scene.card_width
-        shown = [t for t in scene.truth if t.index_points]
-        visible += len(shown)
-        read = set()
-        for det in cards:
-            near = [t.card for t in shown
-                    if min(math.dist((det.x, det.y), p) for p in t.index_points) <= radius]
-            partial = [t.card for t in scene.truth
-                       if any(math.dist((det.x, det.y), p) <= radius for p in t.partial_points)]
-            if det.card in near:
-                read.add(det.card)
-            elif det.card not in partial:
-                wrong.append(f"{det.card} at ({det.x:.0f}, {det.y:.0f})")
-        right += len(read)
-    return right, visible, wrong
 
 
 def test_the_decks_here_are_held_out_of_training() -> None:
@@ -87,7 +60,7 @@ def test_the_decks_here_are_held_out_of_training() -> None:
 def test_real_cards_never_seen_are_read(corpus: Path, deck: str) -> None:
     # A floor, not the target (99.5%, measured by benchmarks/vision_real_decks.py): the
     # models trained on drawn designs alone read 37% of such corners, half of them wrong.
-    right, visible, wrong = _score(Recognizer(), _scenes(ArtworkDeck.named(deck, corpus)))
+    right, visible, wrong = score_reads(Recognizer(), _scenes(ArtworkDeck.named(deck, corpus)))
     assert visible >= 20
     assert right >= math.ceil(0.9 * visible), f"{right} of {visible} read"
     assert len(wrong) <= 0.05 * (right + len(wrong)), wrong
@@ -124,7 +97,7 @@ def test_an_enrolled_house_deck_is_read_by_likeness(corpus: Path,
     house = enrol(recognizer, _photos(deck), "test", complete)
     assert complete.complete and len(complete.enrolled) == 52
     reader = Recognizer(house_deck=house)
-    right, visible, wrong = _score(reader, _scenes(deck))
+    right, visible, wrong = score_reads(reader, _scenes(deck))
     assert wrong == []
     assert right >= math.ceil(0.9 * visible), f"{right} of {visible} read"
 
