@@ -223,8 +223,8 @@ def run_learnt(decks: Sequence[str], learn_scenes: int, n_per_deck: int, seed: i
             learner.add(scene.image, corners, LEARN_RADIUS * scene.card_width)
         missing = learner.missing()
         if missing:
-            print(f"  {deck}: after {learn_scenes} scenes {len(missing)} cards seen fewer "
-                  f"than 3 times: {', '.join(missing)}")
+            print(f"  {deck}: after {learn_scenes} scenes {len(missing)} cards have fewer "
+                  f"than 3 exemplars: {', '.join(missing)}")
         recognizer.house_deck = learner.house_deck()
         scenes = rendered_scenes(n_per_deck, seed + 100 + k, [deck])
         per_deck.update(run(scenes, recognizer, with_candidates=False))

@@ -23,7 +23,7 @@ from foundation.cards import CardError, parse_card
 from vision.house_deck import CARDS, HouseDeck
 from vision.recognizer import NOT_INDEX, Recognizer, candidate_features
 
-MIN_EXEMPLARS = 3  # a card's corners seen before the learnt deck counts it as learnt
+MIN_EXEMPLARS = 3  # exemplars a card needs before the learnt deck counts it as learnt
 MAX_EXEMPLARS = 60  # a card's exemplars kept (the first seen); bounds memory and time
 
 
