@@ -212,20 +212,24 @@ def run_learnt(decks: Sequence[str], learn_scenes: int, n_per_deck: int, seed: i
     """Each deck learnt from `learn_scenes` scenes of play, every visible index corner
     named by its card as a shoe names the cards it deals (`vision.deck_learning`),
     then read as the house deck in the scenes `run_enrolled` reads."""
-    from vision.deck_learning import DeckLearner
+    from vision.deck_learning import MIN_EXEMPLARS, DeckLearner
 
     per_deck: dict[str, DeckScore] = {}
     for k, deck in enumerate(decks):
         recognizer = load_recognizer(model)
-        learner = DeckLearner(recognizer, deck)
-        for scene in rendered_scenes(learn_scenes, seed + 200 + k, [deck]):
-            corners = [(card, x, y) for card, _, points in scene.truth for x, y in points]
-            learner.add(scene.image, corners, LEARN_RADIUS * scene.card_width)
+        try:
+            learner = DeckLearner(recognizer, deck)
+            for scene in rendered_scenes(learn_scenes, seed + 200 + k, [deck]):
+                corners = [(card, x, y) for card, _, points in scene.truth for x, y in points]
+                learner.add(scene.image, corners, LEARN_RADIUS * scene.card_width)
+            recognizer.house_deck = learner.house_deck()
+        except ValueError as error:  # no verifier, or no corner found to learn from
+            print(f"  {deck}: not learnt ({error}); left out")
+            continue
         missing = learner.missing()
         if missing:
             print(f"  {deck}: after {learn_scenes} scenes {len(missing)} cards have fewer "
-                  f"than 3 exemplars: {', '.join(missing)}")
-        recognizer.house_deck = learner.house_deck()
+                  f"than {MIN_EXEMPLARS} exemplars: {', '.join(missing)}")
         scenes = rendered_scenes(n_per_deck, seed + 100 + k, [deck])
         per_deck.update(run(scenes, recognizer, with_candidates=False))
     return per_deck
@@ -303,8 +307,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\nEach deck learnt from {args.learnt} scenes of play (seed {args.seed + 200} "
               f"on), then read as the house deck in {args.n_per_deck} new scenes (seed "
               f"{args.seed + 100} on):")
-        learnt = report(run_learnt(args.decks, args.learnt, args.n_per_deck, args.seed,
-                                   args.model), args.worst)
+        learnt_decks = run_learnt(args.decks, args.learnt, args.n_per_deck, args.seed,
+                                  args.model)
+        if not learnt_decks:
+            print("  no deck could be learnt")
+            return 1
+        learnt = report(learnt_decks, args.worst)
         print(f"  learnt house deck: {learnt.score.precision:.2%} of the cards read are "
               f"right, {learnt.score.recall:.2%} of visible cards read")
     return 0
