@@ -208,11 +208,12 @@ def run_enrolled(decks: Sequence[str], n_per_deck: int, seed: int,
 
 
 def run_learnt(decks: Sequence[str], learn_scenes: int, n_per_deck: int, seed: int,
-               model: Path | None) -> dict[str, DeckScore]:
+               model: Path | None, agreeing: bool = False) -> dict[str, DeckScore]:
     """Each deck learnt from `learn_scenes` scenes of play, every visible index corner
     named by its card as a shoe names the cards it deals (`vision.deck_learning`),
-    then read as the house deck in the scenes `run_enrolled` reads."""
-    from vision.deck_learning import MIN_EXEMPLARS, DeckLearner
+    then read as the house deck in the scenes `run_enrolled` reads. `agreeing`: only
+    the corners where the networks read the card the shoe names, as the daemon learns."""
+    from vision.deck_learning import MIN_EXEMPLARS, DeckLearner, agreeing_corners
 
     per_deck: dict[str, DeckScore] = {}
     for k, deck in enumerate(decks):
@@ -220,8 +221,12 @@ def run_learnt(decks: Sequence[str], learn_scenes: int, n_per_deck: int, seed: i
         try:
             learner = DeckLearner(recognizer, deck)
             for scene in rendered_scenes(learn_scenes, seed + 200 + k, [deck]):
+                radius = LEARN_RADIUS * scene.card_width
                 corners = [(card, x, y) for card, _, points in scene.truth for x, y in points]
-                learner.add(scene.image, corners, LEARN_RADIUS * scene.card_width)
+                if agreeing:
+                    reads = [(d.card, d.x, d.y) for d in recognizer.detect(scene.image)]
+                    corners = agreeing_corners(corners, reads, radius)
+                learner.add(scene.image, corners, radius)
             recognizer.house_deck = learner.house_deck()
         except ValueError as error:  # no verifier, or no corner found to learn from
             print(f"  {deck}: not learnt ({error}); left out")
@@ -257,6 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--worst", type=int, default=12, help="confusions to list")
     parser.add_argument("--only-enrolled", action="store_true",
                         help="score only the enrolled house decks (implies --enrolled)")
+    parser.add_argument("--only-learnt", action="store_true",
+                        help="score only the learnt house decks (needs --learnt)")
     parser.add_argument("--enrolled", action="store_true",
                         help="also enrol each deck from photos of its cards and score it read "
                              "as the house deck")
@@ -264,11 +271,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="also learn each deck from N scenes of play, every visible "
                              "corner named by its card as the shoe names it, and score it "
                              "read as the house deck (in the scenes --enrolled reads)")
+    parser.add_argument("--learn-from", choices=("shoe", "agreeing"), default="shoe",
+                        help="with --learnt: every corner the shoe names (shoe), or only "
+                             "those the networks read as the shoe's card, as the daemon "
+                             "learns (agreeing)")
     args = parser.parse_args(argv)
     if args.n_per_deck < 1:
         parser.error("--n-per-deck must be 1 or more")
     if args.learnt < 0:
         parser.error("--learnt must be 0 (off) or more scenes")
+    if args.only_learnt and not args.learnt:
+        parser.error("--only-learnt needs --learnt N")
 
     trained = set(trained_on(args.model) or [])
     leaked = sorted(trained & set(args.decks))
@@ -294,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     kind = "trained on (fresh scenes)" if leaked else "never trained or tuned on"
     print(f"{args.n_per_deck} scenes of each of {len(args.decks)} decks {kind}, 1280x720, "
           f"seed {args.seed}")
-    if not args.only_enrolled:
+    if not (args.only_enrolled or args.only_learnt):
         report(run(scenes, recognizer, not args.no_candidates), args.worst)
     if args.enrolled or args.only_enrolled:
         print(f"\nEach deck enrolled as the house deck from photos of its 52 cards, then "
@@ -304,11 +317,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  enrolled house deck: {enrolled.score.precision:.2%} of the cards read are "
               f"right (target 99.9%), {enrolled.score.recall:.2%} of visible cards read")
     if args.learnt:
-        print(f"\nEach deck learnt from {args.learnt} scenes of play (seed {args.seed + 200} "
-              f"on), then read as the house deck in {args.n_per_deck} new scenes (seed "
-              f"{args.seed + 100} on):")
+        which = ("the corners the networks read as the shoe's card"
+                 if args.learn_from == "agreeing" else "every corner named by the shoe")
+        print(f"\nEach deck learnt from {args.learnt} scenes of play ({which}; seed "
+              f"{args.seed + 200} on), then read as the house deck in {args.n_per_deck} new "
+              f"scenes (seed {args.seed + 100} on):")
         learnt_decks = run_learnt(args.decks, args.learnt, args.n_per_deck, args.seed,
-                                  args.model)
+                                  args.model, args.learn_from == "agreeing")
         if not learnt_decks:
             print("  no deck could be learnt")
             return 1

@@ -6,6 +6,9 @@
                    only card source delivers no usable frames
     POST /events   {"event": {...}, "id": "terminal-7:1042"} with a bearer token or a
                    login session; answered only once the event is on disk (or cannot be)
+    POST /camera/house-deck/relearn
+                   the pit (or an admin) sets the learnt house deck aside and the camera
+                   learns the deck on the felt afresh ([camera] learn_house_deck)
     POST /login    {"user": ..., "password": ...}: a session cookie for the display
     POST /logout, GET /me
     GET  /         the pit display (`tablectl/web.py`)
@@ -58,6 +61,10 @@ PRINCIPAL: web.RequestKey[Principal | None] = web.RequestKey("principal")
 # "degraded") and "reason".
 CameraStatus = Callable[[], "dict[str, Any] | None"]
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+# Starts learning the house deck afresh and returns its status; None: the table does not
+# learn its deck.
+Relearn = Callable[[], "dict[str, Any]"]
+RELEARN_ROLES = ("pit", "admin")
 
 
 def _no_camera() -> dict[str, Any] | None:
@@ -71,9 +78,10 @@ class ApiServer:
     def __init__(self, service: TableService, host: str = "127.0.0.1", port: int = 8765,
                  camera: CameraStatus = _no_camera, *, auth: Authenticator | None = None,
                  amounts: AmountLimits | None = None, ssl_context: ssl.SSLContext | None = None,
-                 journal_path: str | None = None) -> None:
+                 journal_path: str | None = None, relearn: Relearn | None = None) -> None:
         self.service = service
         self.camera = camera
+        self.relearn = relearn
         self.auth = auth if auth is not None else Authenticator(None)
         rules = service.table.rules
         self.amounts = amounts or AmountLimits(
@@ -85,6 +93,7 @@ class ApiServer:
         app.router.add_get("/state", self._state)
         app.router.add_get("/health", self._health)
         app.router.add_post("/events", self._events)
+        app.router.add_post("/camera/house-deck/relearn", self._relearn)
         app.router.add_post("/login", self._login)
         app.router.add_post("/logout", self._logout)
         app.router.add_get("/me", self._me)
@@ -133,7 +142,8 @@ class ApiServer:
             if error.status < 400:
                 raise
             message = {404: f"no such resource {request.path!r}: GET /state, GET /health, "
-                            "POST /events, GET / (the pit display); see docs/daemon.md",
+                            "POST /events, POST /camera/house-deck/relearn, GET / (the "
+                            "pit display); see docs/daemon.md",
                        405: f"{request.method} is not allowed on {request.path}",
                        413: f"the body is larger than {MAX_BODY} bytes"}.get(
                 error.status, error.reason)
@@ -225,6 +235,19 @@ class ApiServer:
             return await asyncio.wait_for(asyncio.shield(answered), ANSWER_TIMEOUT_S)
         except TimeoutError:
             return Receipt(False, False, "the table did not answer in time; try again")
+
+    async def _relearn(self, request: web.Request) -> web.Response:
+        principal = request[PRINCIPAL]
+        assert principal is not None  # writes are checked in _authenticate
+        if principal.role not in RELEARN_ROLES:
+            raise BadInput(403, f"a {principal.role} may not restart the learning of the "
+                           "house deck: that is for the pit")
+        if self.relearn is None:
+            raise BadInput(409, "this table does not learn its house deck: set [camera] "
+                           "learn_house_deck = true beside a shoe (docs/vision.md)")
+        status = self.relearn()
+        log.info("%s restarted the learning of the house deck", principal.source)
+        return web.json_response({"house_deck": status}, dumps=_dumps)
 
     async def _login(self, request: web.Request) -> web.Response:
         body = await request.read()

@@ -38,6 +38,7 @@ from tablectl.watchers import Watchers
 
 if TYPE_CHECKING:
     from table.machine import Table
+    from tablectl.house_deck_learning import HouseDeckLearning
     from vision.sources import FrameSource
     from vision.tracker import TrackerEvent
 
@@ -135,6 +136,8 @@ class CameraFeed:
         self.health = health or CameraHealth(DEFAULT_TIMEOUT_S)
         # The fusion the events go through, when `start_camera` built the feed.
         self.fusion: CardFusion | None = None
+        # Learns the house deck from the frames, when the config asks for it.
+        self.learning: HouseDeckLearning | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -305,6 +308,11 @@ class CameraFeed:
                 self.on_frame(frame_no)
             except Exception:
                 log.exception("camera: the frame callback failed")
+        if self.learning is not None:
+            try:
+                self.learning.after_frame(frame, detections)
+            except Exception:  # learning must never stop the camera
+                log.exception("camera: learning the house deck from a frame failed")
 
 
 def fusion_poster(service: TableService, fusion: CardFusion,
@@ -346,7 +354,8 @@ def start_camera(config: Any, service: TableService, *, with_shoe: bool,
 
     camera = config.camera if hasattr(config, "camera") else config
     layout = load_layout(camera.layout)
-    recognizer = Recognizer(house_deck=getattr(camera, "house_deck", None))
+    learn = bool(getattr(camera, "learn_house_deck", False)) and with_shoe
+    recognizer = Recognizer(house_deck=None if learn else getattr(camera, "house_deck", None))
 
     def reopen() -> FrameSource:
         return open_source(camera.source, camera.width, camera.height, camera.fps)
@@ -366,4 +375,9 @@ def start_camera(config: Any, service: TableService, *, with_shoe: bool,
                       health=CameraHealth(getattr(camera, "timeout", DEFAULT_TIMEOUT_S),
                                           clock=clock))
     feed.fusion = fusion
+    if learn:
+        from tablectl.house_deck_learning import HouseDeckLearning
+
+        feed.learning = HouseDeckLearning(recognizer, camera.house_deck)
+        fusion.on_match = feed.learning.confirm
     return feed.start()

@@ -62,6 +62,8 @@ class CameraConfig:
     timeout: float = 5.0
     # The casino's enrolled deck (`tablectl vision enroll`), read by likeness; None: any deck.
     house_deck: str | None = None
+    # Learn the house deck from play (beside a shoe) and write it to `house_deck`.
+    learn_house_deck: bool = False
 
 
 @dataclass(frozen=True)
@@ -205,7 +207,15 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
                                      "a positive number of seconds")
         house_deck = camera_section.get("house_deck", None, _text,
                                         "the path of a deck enrolled by tablectl vision enroll")
+        learn = camera_section.get("learn_house_deck", False, lambda v: isinstance(v, bool),
+                                   "true or false")
         camera_section.finish()
+        if learn and (house_deck is None or not str(house_deck).endswith(".npz")):
+            problems.append("[camera] learn_house_deck = true needs house_deck = "
+                            "\"path/of/house-deck.npz\": where the learnt deck is written")
+        if learn and shoe.driver == "none":
+            problems.append("[camera] learn_house_deck = true needs a shoe: the shoe names "
+                            "the cards the deck is learnt from ([shoe] driver is \"none\")")
         if camera_source is None:
             problems.append("[camera] source is missing (device index, file or URL)")
         if layout is None:
@@ -214,7 +224,7 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
             )
         if camera_source is not None and layout is not None:
             camera = CameraConfig(camera_source, layout, float(fps), width, height,
-                                  float(timeout), house_deck)
+                                  float(timeout), house_deck, learn)
     if shoe.driver == "none" and "camera" not in raw:
         problems.append("[shoe] driver = \"none\" needs a [camera] section: no card source")
 

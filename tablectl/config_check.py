@@ -29,7 +29,9 @@ def resource_problems(config: Config, open_port: bool = True) -> list[str]:
         problems += port_problems(config.shoe.port, config.shoe.baudrate)
     if config.camera is not None:
         problems += layout_problems(config.camera.layout)
-        if config.camera.house_deck is not None:
+        if config.camera.learn_house_deck and config.camera.house_deck is not None:
+            problems += learnt_deck_problems(config.camera.house_deck)
+        elif config.camera.house_deck is not None:
             problems += house_deck_problems(config.camera.house_deck)
     problems += journal_problems(config.journal.path, config.table.profile,
                                  dict(config.table.rules), "[journal] path")
@@ -72,6 +74,26 @@ def house_deck_problems(path: str) -> list[str]:
         Recognizer(house_deck=path)
     except (HouseDeckError, ModelError) as error:
         return [f"[camera] house_deck: {error}"]
+    return []
+
+
+def learnt_deck_problems(path: str) -> list[str]:
+    """A deck learnt from play can be written where the config says. A deck already
+    there that no longer fits the model is no problem: it is learnt again."""
+    from vision.recognizer import ModelError, Recognizer
+
+    try:
+        if Recognizer().verifier_path is None:
+            return ["[camera] learn_house_deck: the camera's model has no verifier network "
+                    "to learn with"]
+    except ModelError as error:
+        return [f"[camera] learn_house_deck: {error}"]
+    folder = Path(path).parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        return [f"[camera] house_deck: the learnt deck cannot be written to {path!r} "
+                f"({folder} is not a folder this user may write)"]
     return []
 
 

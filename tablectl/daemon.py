@@ -267,7 +267,8 @@ class Daemon:
         try:
             self.api = ApiServer(self.service, api.host, api.port, camera=self.camera_status,
                                  auth=self.auth, amounts=amounts, ssl_context=ssl_context,
-                                 journal_path=self.config.journal.path)
+                                 journal_path=self.config.journal.path,
+                                 relearn=self._relearn_deck if self._learns_deck() else None)
         except OSError as error:
             raise DaemonError(
                 f"the local API cannot listen on {api.host}:{api.port} ({error.strerror}); "
@@ -324,7 +325,21 @@ class Daemon:
         stats = feed.stats()
         status.update(frames=stats.frames, bad_frames=stats.bad_frames,
                       source_errors=stats.source_errors, detect_errors=stats.detect_errors)
+        if feed.learning is not None:
+            status["house_deck"] = feed.learning.status()
         return status
+
+    def _learns_deck(self) -> bool:
+        camera = self.config.camera
+        return camera is not None and camera.learn_house_deck and self.shoe is not None
+
+    def _relearn_deck(self) -> dict[str, Any]:
+        """The pit's call: learn the house deck afresh (the API's thread)."""
+        feed = self.camera
+        if feed is None or feed.learning is None:
+            return {"state": "starting", "problem": "the camera is starting; try again"}
+        feed.learning.restart()
+        return feed.learning.status()
 
     # -- run and stop -------------------------------------------------------------------
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -125,6 +126,9 @@ class CardFusion:
         self._swaps: list[_Swap] = []
         # Written on the loop thread, read by the camera thread (a plain attribute).
         self.waiting = False
+        # Told (card, x, y) of every card the camera read where the shoe put it: the
+        # corners a house deck is learnt from (`tablectl.house_deck_learning`).
+        self.on_match: Callable[[str, float, float], None] | None = None
 
     # -- the public API ---------------------------------------------------------------
 
@@ -211,8 +215,7 @@ class CardFusion:
         # frame is complete (the other cards of the frame may explain it).
         unseen = self._unseen(table)
         if unseen.get(place, Counter())[sighting.card] > 0:
-            self._settle(unseen, sighting, "matched", place)
-            self.stats.matched += 1
+            self._matched(unseen, sighting)
         return self._judge(table)
 
     # -- camera mode -------------------------------------------------------------------
@@ -258,8 +261,7 @@ class CardFusion:
         # Cards lying where the shoe put them first, so that a frame's order does not matter.
         for sighting in ready:
             if unseen.get(sighting.place, Counter())[sighting.card] > 0:
-                self._settle(unseen, sighting, "matched", sighting.place)
-                self.stats.matched += 1
+                self._matched(unseen, sighting)
         for sighting in ready:
             if sighting.status != "waiting":
                 continue
@@ -325,6 +327,16 @@ class CardFusion:
                     and swap.cards[sighting.card] > 0):
                 return swap
         return None
+
+    def _matched(self, unseen: dict[Place, Counter[str]], sighting: _Sighting) -> None:
+        """The camera read the shoe's card where the shoe put it."""
+        self._settle(unseen, sighting, "matched", sighting.place)
+        self.stats.matched += 1
+        if self.on_match is not None:
+            try:
+                self.on_match(sighting.card, sighting.x, sighting.y)
+            except Exception:  # learning must never stop the table
+                log.exception("camera: passing a matched card on failed")
 
     def _settle(self, unseen: dict[Place, Counter[str]], sighting: _Sighting, status: str,
                 belongs: Place | None) -> None:

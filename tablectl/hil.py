@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,10 +123,12 @@ class Rig:
 @contextmanager
 def rig(profile: str, rules: dict[str, Any], folder: Path, first_load: list[str],
         camera: str | None = None, *, lay: Lay = lay_where_due,
-        felt_seed: int = FELT_SEED, camera_deck: str | None = None) -> Iterator[Rig]:
+        felt_seed: int = FELT_SEED, camera_deck: str | None = None,
+        camera_settings: Mapping[str, Any] | None = None) -> Iterator[Rig]:
     """Start the virtual shoe, the mock panel and the daemon (API on a free port);
     with `camera` also the simulated felt and its camera inside the daemon, drawing the
-    cards of `camera_deck` (a drawn design, or a deck of real artwork from the corpus)."""
+    cards of `camera_deck` (a drawn design, or a deck of real artwork from the corpus);
+    `camera_settings` are further `[camera]` keys (e.g. `learn_house_deck`)."""
     if camera is not None and camera not in CAMERA_MODES:
         raise ValueError(f"camera must be one of {', '.join(CAMERA_MODES)}, got {camera!r}")
     shoe: VirtualShoe | None = None
@@ -154,7 +156,7 @@ def rig(profile: str, rules: dict[str, Any], folder: Path, first_load: list[str]
         layout_file.write_text(json.dumps(felt_camera.layout()), encoding="utf-8")
         # The daemon reads `felt_camera`; the section gives the layout file and the rate.
         raw["camera"] = {"source": "simulated-felt", "layout": str(layout_file),
-                         "fps": CAMERA_FPS}
+                         "fps": CAMERA_FPS, **(camera_settings or {})}
     panel = MockPanel(SIM_PIN_MAP)
     config = parse_config(raw, "<hardware-in-the-loop>")
     daemon = Daemon(config, Devices(panel=panel.panel, camera=felt_camera))
@@ -186,11 +188,15 @@ def rig(profile: str, rules: dict[str, Any], folder: Path, first_load: list[str]
 
 def play_scenario(doc: dict[str, Any], folder: Path | None = None, camera: str | None = None,
                   *, lay: Lay = lay_where_due, felt_seed: int = FELT_SEED,
-                  camera_deck: str | None = None) -> HilResult:
+                  camera_deck: str | None = None,
+                  camera_settings: Mapping[str, Any] | None = None,
+                  inspect: Callable[[Rig], None] | None = None) -> HilResult:
     """Play every round through the stack; the result lists every problem found.
     `camera`: None (the shoe alone), "witness" (shoe and camera) or "only" (the
     camera alone); `lay` lays each card on the felt, `felt_seed` draws it, with the
-    cards of `camera_deck` (default: the simulator's drawn design)."""
+    cards of `camera_deck` (default: the simulator's drawn design), under the further
+    `[camera]` keys of `camera_settings`. `inspect` is called with the rig after the
+    last round, while the daemon still runs."""
     # Parsed and written back: the events in their one spelling ('10h' -> 'TH').
     rounds = [[event.to_json() for event in events] for events in validate_scenario(doc)]
     result = HilResult(str(doc.get("name", "scenario")))
@@ -198,9 +204,12 @@ def play_scenario(doc: dict[str, Any], folder: Path | None = None, camera: str |
     with tempfile.TemporaryDirectory(prefix="tablectl-hil-") as scratch:
         where = folder or Path(scratch)
         with rig(doc["profile"], dict(doc.get("rules") or {}), where, loads[0], camera,
-                 lay=lay, felt_seed=felt_seed, camera_deck=camera_deck) as running:
+                 lay=lay, felt_seed=felt_seed, camera_deck=camera_deck,
+                 camera_settings=camera_settings) as running:
             _play(running, rounds, loads[1:], doc, result)
             _check_journal(running, result)
+            if inspect is not None:
+                inspect(running)
             if running.felt is not None:
                 result.camera = running.felt.stats()
     return result

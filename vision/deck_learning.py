@@ -15,6 +15,7 @@ reads the deck by likeness, as an enrolled one does, with no photo session.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -106,6 +107,23 @@ class DeckLearner:
         embeddings = np.stack([e for _, e in rows]).astype(np.float32)
         return HouseDeck(embeddings, labels, self.name, self.recognizer.verifier_id,
                          extra={"learnt_from_play": True})
+
+
+def agreeing_corners(named: Sequence[tuple[str, float, float]],
+                     reads: Sequence[tuple[str, float, float]],
+                     radius: float) -> list[tuple[str, float, float]]:
+    """The corners of `named` (card, x, y: what the shoe says lies there) where the
+    camera read that same card within `radius` pixels (`reads`: card, x, y), at the
+    camera's point. Two sources agreeing is what a daemon learns from: the shoe alone
+    cannot say which of the corners seen in a box is its card."""
+    agreed = []
+    for card, x, y in named:
+        near = [(math.hypot(rx - x, ry - y), rx, ry) for read, rx, ry in reads
+                if read == card and math.hypot(rx - x, ry - y) <= radius]
+        if near:
+            _, rx, ry = min(near)
+            agreed.append((card, rx, ry))
+    return agreed
 
 
 def _card_code(card: str) -> str:

@@ -208,6 +208,8 @@ class Recognizer:
         With `keep_unsure`, pairs called an index but read with too little
         confidence come too, as card `UNKNOWN`.
         """
+        # Read once: another thread may set a new deck (or none) while a frame is read.
+        deck = self.house_deck
         features, rank_at, suit_at, crops = candidate_features(frame, self.looks_like_index)
         if features.shape[0] == 0:
             return []
@@ -221,7 +223,7 @@ class Recognizer:
             if look.size:
                 mlp_rank, mlp_suit = rank_p[look], suit_p[look]
                 v_rank, v_suit, embedding = self.verify_and_embed(crops[look])
-                if self.house_deck is None:  # an enrolled deck names the card itself
+                if deck is None:  # an enrolled deck names the card itself
                     disagreeing[look] = disagree(self.agreement, (rank_p[look], suit_p[look]),
                                                  (v_rank, v_suit))
                 if self.combine == "mean":
@@ -234,20 +236,20 @@ class Recognizer:
         rank = rank_p.argmax(axis=1)
         suit = suit_p.argmax(axis=1)
         confidence = rank_p.max(axis=1) * suit_p.max(axis=1)
-        if self.house_deck is not None:
+        if deck is not None:
             # Whether a pair is an index the networks say; which card, the enrolled deck.
             network_confidence = confidence.copy()
             confidence[:] = 0.0
             if self._verifier is not None and look.size and embedding is not None:
-                nearest, similarity, sure = self.house_deck.nearest(embedding)
-                known = set(self.house_deck.cards)
+                nearest, similarity, sure = deck.nearest(embedding)
+                known = set(deck.cards)
                 for k, row in enumerate(look):
                     if rank[row] == NOT_INDEX:
                         continue
                     card = nearest[k]
                     read = RANKS[rank[row]] + SUITS[suit[row]]
                     vetoed = (card != read
-                              and network_confidence[row] >= self.house_deck.network_veto)
+                              and network_confidence[row] >= deck.network_veto)
                     if sure[k] and not vetoed:
                         # Surely this card, and as sure as the networks of an index.
                         confidence[row] = similarity[k] * (1.0 - rank_p[row, NOT_INDEX])

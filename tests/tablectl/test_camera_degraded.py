@@ -314,3 +314,12 @@ def test_the_camera_timeout_is_checked_with_the_config() -> None:
     raw["camera"]["timeout"] = 2.5
     config = parse_config(raw, "<test>")
     assert config.camera is not None and config.camera.timeout == 2.5
+
+
+def test_a_table_that_does_not_learn_its_deck_says_so_to_the_pit(rig: RunningDaemon) -> None:
+    assert rig.daemon.api is not None
+    pit = bearer(rig.daemon.auth.issue_token("pit-1", "pit"))
+    answer = call(rig.daemon.api.address, "POST", "/camera/house-deck/relearn", {}, pit)
+    assert answer.status == 409
+    assert "learn_house_deck = true" in answer.body["error"]
+    assert "house_deck" not in rig.get("/state")[1]["camera"]

@@ -94,17 +94,22 @@ def test_witness_a_clean_round_raises_nothing(tmp_path: Path) -> None:
     assert result.camera["events"] == 8  # eight cards placed (one round: no sweep)
 
 
-def test_witness_reads_a_real_deck_and_raises_nothing(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def _real_deck(deck: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The simulated camera may draw `deck` from a corpus rendered here."""
     from hwsim.camera import artwork
     from hwsim.camera.deck_corpus import ensure_corpus
 
     corpus = tmp_path / "corpus"
     try:
-        ensure_corpus(corpus, decks=["kde-jolly-royal"])
+        ensure_corpus(corpus, decks=[deck])
     except RuntimeError as error:  # the Debian card packages are missing
         pytest.skip(str(error))
     monkeypatch.setenv(artwork.CORPUS_ENV, str(corpus))
+
+
+def test_witness_reads_a_real_deck_and_raises_nothing(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    _real_deck("kde-jolly-royal", tmp_path, monkeypatch)
     # The felt shows real artwork: every card the shoe deals is seen where it is due.
     result = _play(_round(), tmp_path, "witness", camera_deck="kde-jolly-royal")
     assert result.passed, "\n".join(result.problems())
@@ -255,3 +260,46 @@ def test_the_command_plays_a_file_with_the_camera_alone(
     path.write_text(json.dumps(doc), encoding="utf-8")
     assert main(["hil", "--camera", "only", str(path)]) == 0
     assert f"pass {path}" in capsys.readouterr().out
+
+
+def test_witness_learns_the_house_deck_from_the_shoes_cards_and_the_pit_restarts_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """[camera] learn_house_deck: the cards of the round are learnt from the frames, only
+    those the shoe dealt; /state shows it, and only the pit may start afresh."""
+    from tablectl.hil import Rig
+    from tests.tablectl.http_calls import bearer, call
+
+    _real_deck("kde-jolly-royal", tmp_path, monkeypatch)
+    deck_file = tmp_path / "decks" / "house-deck.npz"
+    seen: dict[str, Any] = {}
+
+    def inspect(running: Rig) -> None:
+        daemon = running.daemon
+        assert daemon.api is not None
+        address = daemon.api.address
+        seen["before"] = call(address, "GET", "/state").body["camera"]["house_deck"]
+        relearn = "/camera/house-deck/relearn"
+        seen["anonymous"] = call(address, "POST", relearn, {}).status
+        dealer = bearer(daemon.auth.issue_token("dealer-1", "dealer"))
+        seen["dealer"] = call(address, "POST", relearn, {}, dealer)
+        pit = bearer(daemon.auth.issue_token("pit-1", "pit"))
+        seen["pit"] = call(address, "POST", relearn, {}, pit)
+        seen["after"] = call(address, "GET", "/state").body["camera"]["house_deck"]
+
+    result = _play(_round(), tmp_path, "witness", camera_deck="kde-jolly-royal",
+                   camera_settings={"learn_house_deck": True, "house_deck": str(deck_file)},
+                   inspect=inspect)
+    assert result.passed, "\n".join(result.problems())
+    assert result.camera["flags"] == {}
+    before = seen["before"]
+    assert before["state"] == "learning" and before["path"] == str(deck_file)
+    # Eight cards were dealt, each seen once: every exemplar is of one of them.
+    dealt = {"9S", "TC", "6C", "7D", "8H", "5S", "KH", "2D"}
+    assert before["exemplars"] > 0
+    assert set(before["exemplars_per_card"]) <= dealt, before["exemplars_per_card"]
+    assert before["cards_learnt"] < 52 and not deck_file.exists()
+    assert seen["anonymous"] == 401
+    assert seen["dealer"].status == 403 and "for the pit" in seen["dealer"].body["error"]
+    assert seen["pit"].status == 200
+    assert seen["pit"].body["house_deck"]["exemplars"] == 0
+    assert seen["after"]["state"] == "learning" and seen["after"]["exemplars"] == 0

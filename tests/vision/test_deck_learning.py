@@ -14,9 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hwsim.camera.artwork import HELD_OUT_DECKS, ArtworkDeck
-from hwsim.camera.render import RenderedScene, SceneSpec, render_scene
 
-from tests.vision.real_scenes import corpus_with, score_reads
+from tests.vision.real_scenes import corpus_with, deals, score_reads
+from tests.vision.real_scenes import dealt_scene as _scene
+from tests.vision.real_scenes import index_corners as _corners
 from vision.deck_learning import DeckLearner
 from vision.house_deck import CARDS
 from vision.layout import layout_from_dict
@@ -31,29 +32,13 @@ def deck(tmp_path_factory: pytest.TempPathFactory) -> ArtworkDeck:
     return ArtworkDeck.named(DECK, corpus_with(tmp_path_factory, [DECK]))
 
 
-def _scene(deck: ArtworkDeck, cards: list[str], seed: int) -> RenderedScene:
-    """The cards dealt two and three a box over five boxes (the last box takes the rest)."""
-    boxes: dict[str, list[str]] = {}
-    for k in range(5):
-        boxes[f"box{k + 1}"] = cards[k * 2:k * 2 + 2] if k < 4 else cards[8:]
-    return render_scene(SceneSpec(boxes=boxes, dealer=[], card_width=120,
-                                  felt_print=False), deck, seed)
-
-
-def _corners(scene: RenderedScene) -> list[tuple[str, float, float]]:
-    return [(t.card, x, y) for t in scene.truth for x, y in t.index_points]
-
-
 def _learnt(deck: ArtworkDeck, recognizer: Recognizer,
             leave_out: tuple[str, ...] = ()) -> DeckLearner:
     """Every card but those left out dealt in three scenes, each time at another place."""
     learner = DeckLearner(recognizer, "test")
-    shown = [card for card in CARDS if card not in leave_out]
-    for turn in range(3):
-        order = shown[turn * 17:] + shown[:turn * 17]
-        for start in range(0, len(order), 11):
-            scene = _scene(deck, order[start:start + 11], 100 * turn + start)
-            learner.add(scene.image, _corners(scene), RADIUS * scene.card_width)
+    for cards, seed in deals([card for card in CARDS if card not in leave_out], 3):
+        scene = _scene(deck, cards, seed)
+        learner.add(scene.image, _corners(scene), RADIUS * scene.card_width)
     return learner
 
 

@@ -1,0 +1,170 @@
+"""The daemon learning the house deck from play, on a held-out deck of real artwork.
+
+The scenes deal every card of `aisleriot-simplistic` (never trained or tuned on)
+at changing places; the shoe's word for each visible corner is what the fusion
+would confirm. The camera thread's part (`after_frame`) runs on the frames with
+the networks' own reads of them, as the camera feed calls it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hwsim.camera.artwork import ArtworkDeck
+from hwsim.camera.render import RenderedScene
+
+from tablectl.house_deck_learning import TRIES, HouseDeckLearning
+from tests.vision.real_scenes import corpus_with, deals, dealt_scene, index_corners
+from vision.house_deck import CARDS, load_house_deck
+from vision.recognizer import Recognizer
+
+DECK = "aisleriot-simplistic"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def scenes(tmp_path_factory: pytest.TempPathFactory) -> list[RenderedScene]:
+    """Every card dealt four times, each time at another place."""
+    deck = ArtworkDeck.named(DECK, corpus_with(tmp_path_factory, [DECK]))
+    return [dealt_scene(deck, cards, seed) for cards, seed in deals(CARDS, 4)]
+
+
+def _play(learning: HouseDeckLearning, scenes: list[RenderedScene]) -> Iterator[dict]:
+    """Each scene confirmed corner by corner, then its frame; the status after each."""
+    reader = Recognizer()  # the frame's reads, as the camera feed passes them on
+    for scene in scenes:
+        for card, x, y in index_corners(scene):
+            learning.confirm(card, x, y)
+        learning.after_frame(scene.image, reader.detect(scene.image))
+        yield learning.status()
+
+
+def _learn_all(learning: HouseDeckLearning, scenes: list[RenderedScene]) -> list[int]:
+    progress = []
+    for status in _play(learning, scenes):
+        progress.append(status["cards_learnt"])
+        if status["state"] == "in use":
+            break
+    return progress
+
+
+def test_play_teaches_the_whole_deck_then_it_is_read_and_written(
+        scenes: list[RenderedScene], tmp_path: Path) -> None:
+    recognizer = Recognizer()
+    path = tmp_path / "decks" / "house-deck.npz"
+    learning = HouseDeckLearning(recognizer, path)
+    assert learning.status() == {
+        "state": "learning", "from": None, "cards_learnt": 0, "cards": 52, "exemplars": 0,
+        "exemplars_per_card": {}, "missing": list(CARDS), "path": str(path),
+        "saved": False, "problem": None}
+    progress = _learn_all(learning, scenes)
+    assert progress == sorted(progress) and progress[-1] == 52
+    status = learning.status()
+    assert status["state"] == "in use" and status["from"] == "learnt"
+    assert status["saved"] and status["missing"] == []
+    assert recognizer.house_deck is not None and set(recognizer.house_deck.cards) == set(CARDS)
+    saved = load_house_deck(path, recognizer.verifier_id)
+    assert saved.extra["learnt_from_play"] is True and set(saved.cards) == set(CARDS)
+    # A daemon started again reads the deck of the file, without learning it again.
+    again = HouseDeckLearning(Recognizer(), path)
+    assert again.status()["state"] == "in use" and again.status()["from"] == "file"
+    assert again.status()["saved"]
+
+
+def test_only_a_card_the_networks_read_where_the_shoe_put_it_is_learnt(
+        scenes: list[RenderedScene], tmp_path: Path) -> None:
+    recognizer = Recognizer()
+    learning = HouseDeckLearning(recognizer, tmp_path / "deck.npz")
+    scene = scenes[0]
+    corners = index_corners(scene)
+    named = {card for card, _, _ in corners}
+    wrong = next(card for card in CARDS if card not in named)
+    # The shoe's card for every corner but one, which the shoe says is another card.
+    card, x, y = corners[0]
+    learning.confirm(wrong, x, y)
+    for other in corners[1:]:
+        if other[0] != card:
+            learning.confirm(*other)
+    reads = Recognizer().detect(scene.image)
+    learning.after_frame(scene.image, reads)
+    counts = learning._learner.counts()
+    assert counts[wrong] == 0  # the networks read `card` there: no agreement, not learnt
+    assert counts[card] == 0  # never confirmed
+    learnt = {c for c, n in counts.items() if n}
+    assert learnt and learnt <= {d.card for d in reads} & named
+
+
+def test_a_confirmed_card_not_read_is_looked_for_a_few_frames_then_let_go(
+        scenes: list[RenderedScene], tmp_path: Path) -> None:
+    learning = HouseDeckLearning(Recognizer(), tmp_path / "deck.npz")
+    scene = scenes[0]
+    learning.confirm("AS", 5.0, 5.0)  # nothing lies there
+    for _ in range(TRIES):
+        assert len(learning._pending) == 1
+        learning.after_frame(scene.image, [])
+    assert len(learning._pending) == 0
+    assert sum(learning._learner.counts().values()) == 0
+
+
+def test_the_pit_restarts_learning_for_a_new_deck(scenes: list[RenderedScene],
+                                                  tmp_path: Path) -> None:
+    recognizer = Recognizer()
+    path = tmp_path / "house-deck.npz"
+    learning = HouseDeckLearning(recognizer, path)
+    _learn_all(learning, scenes)
+    assert recognizer.house_deck is not None
+    written = path.stat().st_mtime_ns
+    learning.restart()
+    assert recognizer.house_deck is None  # the networks read alone again
+    status = learning.status()
+    assert status["state"] == "learning" and status["cards_learnt"] == 0
+    assert status["from"] is None and not status["saved"]
+    # The old file stays until the new deck is complete, then is replaced.
+    assert path.stat().st_mtime_ns == written
+    for status in _play(learning, scenes[:3]):
+        assert status["state"] == "learning"
+    assert learning.status()["exemplars"] > 0
+    assert path.stat().st_mtime_ns == written
+
+
+def test_a_deck_that_cannot_be_written_is_used_and_written_later(
+        scenes: list[RenderedScene], tmp_path: Path) -> None:
+    clock = Clock()
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the deck's folder should be")
+    path = blocker / "house-deck.npz"
+    recognizer = Recognizer()
+    learning = HouseDeckLearning(recognizer, path, clock=clock)
+    _learn_all(learning, scenes)
+    status = learning.status()
+    assert status["state"] == "in use" and not status["saved"]
+    assert "could not be written" in status["problem"] and str(path) in status["problem"]
+    assert recognizer.house_deck is not None  # in use all the same
+    blocker.unlink()
+    blocker.mkdir()
+    learning.after_frame(scenes[0].image, [])
+    assert not path.exists()  # not before the retry is due
+    clock.now += 61.0
+    learning.after_frame(scenes[0].image, [])
+    assert path.exists() and learning.status()["saved"]
+    assert learning.status()["problem"] is None
+    assert list(blocker.iterdir()) == [path]  # no partial file left behind
+
+
+def test_a_saved_deck_that_no_longer_fits_is_learnt_again(tmp_path: Path) -> None:
+    path = tmp_path / "house-deck.npz"
+    path.write_bytes(b"not a deck at all")
+    recognizer = Recognizer()
+    learning = HouseDeckLearning(recognizer, path)
+    status = learning.status()
+    assert status["state"] == "learning" and recognizer.house_deck is None
+    assert "cannot be used" in status["problem"] and "learning a new one" in status["problem"]
