@@ -208,12 +208,14 @@ def run_enrolled(decks: Sequence[str], n_per_deck: int, seed: int,
 
 
 def run_learnt(decks: Sequence[str], learn_scenes: int, n_per_deck: int, seed: int,
-               model: Path | None, agreeing: bool = False) -> dict[str, DeckScore]:
+               model: Path | None, learn_from: str = "shoe") -> dict[str, DeckScore]:
     """Each deck learnt from `learn_scenes` scenes of play, every visible index corner
     named by its card as a shoe names the cards it deals (`vision.deck_learning`),
-    then read as the house deck in the scenes `run_enrolled` reads. `agreeing`: only
-    the corners where the networks read the card the shoe names, as the daemon learns."""
-    from vision.deck_learning import MIN_EXEMPLARS, DeckLearner, agreeing_corners
+    then read as the house deck in the scenes `run_enrolled` reads. `learn_from`
+    "agreeing": only the corners where the networks read the card the shoe names, as
+    the daemon learns; "eliminating": those, and where one card of a box is not read
+    and one corner alone there is no read of the box's cards, that corner."""
+    from vision.deck_learning import MIN_EXEMPLARS, DeckLearner
 
     per_deck: dict[str, DeckScore] = {}
     for k, deck in enumerate(decks):
@@ -223,9 +225,9 @@ def run_learnt(decks: Sequence[str], learn_scenes: int, n_per_deck: int, seed: i
             for scene in rendered_scenes(learn_scenes, seed + 200 + k, [deck]):
                 radius = LEARN_RADIUS * scene.card_width
                 corners = [(card, x, y) for card, _, points in scene.truth for x, y in points]
-                if agreeing:
-                    reads = [(d.card, d.x, d.y) for d in recognizer.detect(scene.image)]
-                    corners = agreeing_corners(corners, reads, radius)
+                if learn_from != "shoe":
+                    corners = _as_the_daemon_names(recognizer, scene, radius,
+                                                   learn_from == "eliminating")
                 learner.add(scene.image, corners, radius)
             recognizer.house_deck = learner.house_deck()
         except ValueError as error:  # no verifier, or no corner found to learn from
@@ -238,6 +240,29 @@ def run_learnt(decks: Sequence[str], learn_scenes: int, n_per_deck: int, seed: i
         scenes = rendered_scenes(n_per_deck, seed + 100 + k, [deck])
         per_deck.update(run(scenes, recognizer, with_candidates=False))
     return per_deck
+
+
+def _as_the_daemon_names(recognizer: Any, scene: Scene, radius: float,
+                         eliminating: bool) -> list[tuple[str, float, float]]:
+    """The corners of `scene` the daemon's rule names, from the networks' reads."""
+    from vision.deck_learning import agreeing_corners, eliminated_corners
+    from vision.layout import layout_from_dict
+
+    reads, unknown = recognizer.detect_all(scene.image, layout_from_dict(scene.layout))
+    named = [(card, x, y) for card, _, points in scene.truth for x, y in points]
+    corners: list[tuple[str, float, float]] = agreeing_corners(
+        named, [(d.card, d.x, d.y) for d in reads], radius)
+    if not eliminating:
+        return corners
+    read_right = {card for card, _, _ in corners}
+    places: dict[str, tuple[list[str], list[str]]] = {}
+    for card, box, _ in scene.truth:  # every card dealt, hidden ones too
+        dealt, unread = places.setdefault(box, ([], []))
+        dealt.append(card)
+        if card not in read_right:
+            unread.append(card)
+    found = [(d.card, d.x, d.y, d.box) for d in [*reads, *unknown]]
+    return corners + eliminated_corners(places, found)
 
 
 def one_core() -> None:
@@ -271,10 +296,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="also learn each deck from N scenes of play, every visible "
                              "corner named by its card as the shoe names it, and score it "
                              "read as the house deck (in the scenes --enrolled reads)")
-    parser.add_argument("--learn-from", choices=("shoe", "agreeing"), default="shoe",
-                        help="with --learnt: every corner the shoe names (shoe), or only "
+    parser.add_argument("--learn-from", choices=("shoe", "agreeing", "eliminating"),
+                        default="shoe",
+                        help="with --learnt: every corner the shoe names (shoe), only "
                              "those the networks read as the shoe's card, as the daemon "
-                             "learns (agreeing)")
+                             "learns (agreeing), or those and the corners named by "
+                             "elimination in a box (eliminating)")
     args = parser.parse_args(argv)
     if args.n_per_deck < 1:
         parser.error("--n-per-deck must be 1 or more")
@@ -317,13 +344,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  enrolled house deck: {enrolled.score.precision:.2%} of the cards read are "
               f"right (target 99.9%), {enrolled.score.recall:.2%} of visible cards read")
     if args.learnt:
-        which = ("the corners the networks read as the shoe's card"
-                 if args.learn_from == "agreeing" else "every corner named by the shoe")
+        which = {"agreeing": "the corners the networks read as the shoe's card",
+                 "eliminating": "the corners the networks read as the shoe's card, and "
+                                "those named by elimination",
+                 "shoe": "every corner named by the shoe"}[args.learn_from]
         print(f"\nEach deck learnt from {args.learnt} scenes of play ({which}; seed "
               f"{args.seed + 200} on), then read as the house deck in {args.n_per_deck} new "
               f"scenes (seed {args.seed + 100} on):")
         learnt_decks = run_learnt(args.decks, args.learnt, args.n_per_deck, args.seed,
-                                  args.model, args.learn_from == "agreeing")
+                                  args.model, args.learn_from)
         if not learnt_decks:
             print("  no deck could be learnt")
             return 1

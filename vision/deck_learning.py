@@ -16,7 +16,7 @@ reads the deck by likeness, as an enrolled one does, with no photo session.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 
@@ -124,6 +124,27 @@ def agreeing_corners(named: Sequence[tuple[str, float, float]],
             _, rx, ry = min(near)
             agreed.append((card, rx, ry))
     return agreed
+
+
+def eliminated_corners(places: Mapping[str, tuple[Collection[str], Sequence[str]]],
+                       corners: Sequence[tuple[str, float, float, str | None]]
+                       ) -> list[tuple[str, float, float]]:
+    """Corners named by elimination: `places` maps a place (a layout area) to the cards
+    the shoe dealt there and those of them the camera has not read there; `corners` are
+    the frame's index corners (card or "??", x, y, area). Where one card of a place is
+    not read there and one corner alone in that place is a stray, that corner is named
+    that card. A stray is an unknown corner or a read of a card the shoe dealt nowhere:
+    a read of a card dealt to another place may be that card, moved there."""
+    named = []
+    anywhere = {card for dealt, _ in places.values() for card in dealt}
+    for place, (_, unread) in places.items():
+        if len(unread) != 1:
+            continue
+        strays = [(x, y) for card, x, y, area in corners
+                  if area == place and card not in anywhere]
+        if len(strays) == 1:
+            named.append((unread[0], *strays[0]))
+    return named
 
 
 def _card_code(card: str) -> str:
