@@ -279,8 +279,13 @@ class CameraFeed:
 
     def _process(self, frame: Any) -> None:
         started = time.perf_counter()
+        unknown: Sequence[Any] = ()
         try:
-            detections = self.recognizer.detect(frame, self.layout)
+            if self.learning is not None:  # it learns from the unknown corners too
+                detections, unknown = self.recognizer.detect_all(  # type: ignore[attr-defined]
+                    frame, self.layout)
+            else:
+                detections = self.recognizer.detect(frame, self.layout)
             elapsed_ms = (time.perf_counter() - started) * 1000.0
             events = self.tracker.update(detections)
         except Exception as error:
@@ -310,7 +315,7 @@ class CameraFeed:
                 log.exception("camera: the frame callback failed")
         if self.learning is not None:
             try:
-                self.learning.after_frame(frame, detections)
+                self.learning.after_frame(frame, detections, unknown)
             except Exception:  # learning must never stop the camera
                 log.exception("camera: learning the house deck from a frame failed")
 
@@ -376,8 +381,11 @@ def start_camera(config: Any, service: TableService, *, with_shoe: bool,
                                           clock=clock))
     feed.fusion = fusion
     if learn:
-        from tablectl.house_deck_learning import HouseDeckLearning
+        from tablectl.house_deck_learning import HouseDeckLearning, shoe_places
 
-        feed.learning = HouseDeckLearning(recognizer, camera.house_deck)
+        def places() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+            return shoe_places(service.snapshot.view, fusion.matched)
+
+        feed.learning = HouseDeckLearning(recognizer, camera.house_deck, places=places)
         fusion.on_match = feed.learning.confirm
     return feed.start()

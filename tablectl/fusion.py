@@ -129,6 +129,9 @@ class CardFusion:
         # Told (card, x, y) of every card the camera read where the shoe put it: the
         # corners a house deck is learnt from (`tablectl.house_deck_learning`).
         self.on_match: Callable[[str, float, float], None] | None = None
+        # (round, ((place, card), ...)): the cards of the round the camera has read where
+        # the shoe put them; replaced whole, for the camera thread.
+        self.matched: tuple[int | None, tuple[tuple[Place, str], ...]] = (None, ())
 
     # -- the public API ---------------------------------------------------------------
 
@@ -164,6 +167,8 @@ class CardFusion:
 
     def _update_waiting(self) -> None:
         self.waiting = bool(self._held) or any(s.status == "waiting" for s in self._sightings)
+        self.matched = (self._round, tuple((s.place, s.card) for s in self._sightings
+                                           if s.status == "matched"))
 
     def _follow_round(self, table: Table) -> None:
         number = table.view().round

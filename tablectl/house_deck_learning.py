@@ -6,9 +6,15 @@ by two sources that agree; the camera thread learns from them:
 
 - `confirm(card, x, y)` (the table's loop thread, from `CardFusion`): a card
   the camera read where the shoe put it.
-- `after_frame(frame, detections)` (the camera thread, after each frame): the
-  confirmed corners the networks still read as that card in this frame
+- `after_frame(frame, reads, unknown)` (the camera thread, after each frame):
+  the confirmed corners the networks still read as that card in this frame
   (`vision.deck_learning.agreeing_corners`) become exemplars of the card.
+- By elimination (`places`, from the table's snapshot and the fusion's matches,
+  `shoe_places`): where one card the shoe dealt to a place has not been read
+  there and one corner alone in that place is a stray (unknown, or read as a
+  card the shoe dealt nowhere this round) in `STEADY_FRAMES` frames in a row,
+  that corner is learnt as that card once. This is how a card the networks
+  always misread gets learnt; without it such a deck never completes.
 - Once every card of the deck has `MIN_EXEMPLARS`, the deck is written to
   `[camera] house_deck` (a temporary file renamed over it, so a crash or a full
   disk never leaves half a deck) and the recognizer reads by it from the next
@@ -24,10 +30,11 @@ by two sources that agree; the camera thread learns from them:
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
-from collections import deque
-from collections.abc import Callable, Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
+    from table.views import TableView
     from vision.deck_learning import DeckLearner
     from vision.detection import Detection
     from vision.house_deck import HouseDeck
@@ -47,8 +55,51 @@ log = logging.getLogger(__name__)
 LEARN_RADIUS_PX = 12.0
 REFERENCE_WIDTH = 1280
 TRIES = 3  # frames a confirmed corner is looked for before it is let go
+STEADY_FRAMES = 5  # frames in a row (half a second at 10 fps) a corner is named by elimination
+DONE_KEPT = 512  # corners learnt by elimination remembered, not to learn them twice
+
+# A place ("box3", "dealer") -> (the cards the shoe dealt there, those of them the
+# camera has not read there).
+Places = Mapping[str, tuple[Collection[str], Sequence[str]]]
+Corner = tuple[str, float, float]
 MAX_PENDING = 256  # confirmed corners waiting for a frame, at most
 RETRY_SAVE_S = 60.0  # a deck that could not be written is tried again after this
+
+
+def shoe_places(view: TableView, matched: tuple[int | None, Sequence[tuple[Any, str]]]
+                ) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The places of the round in `view` (a `TableView`): the shoe's cards of each, and
+    those the camera has not read there (`matched`: `CardFusion.matched`). Nothing
+    before the first round or in a voided one."""
+    if view.round == 0 or view.phase == "void":
+        return {}
+    read = Counter(matched[1]) if matched[0] == view.round else Counter()
+    dealt: dict[str, tuple[str, ...]] = {
+        f"box{box.number}": tuple(card for hand in box.hands for card in hand.cards)
+        for box in view.boxes}
+    dealt["dealer"] = tuple(view.dealer)
+    places = {}
+    for area, cards in dealt.items():
+        if not cards:
+            continue
+        place: Any = "dealer" if area == "dealer" else int(area[3:])
+        left = Counter({card: read[(place, card)] for card in cards})
+        unread = []
+        for card in cards:
+            if left[card] > 0:
+                left[card] -= 1
+            else:
+                unread.append(card)
+        places[area] = (cards, tuple(unread))
+    return places
+
+
+@dataclass
+class _Steady:
+    card: str
+    x: float
+    y: float
+    frames: int = 1
 
 
 @dataclass
@@ -63,13 +114,19 @@ class HouseDeckLearning:
     """Learns the house deck on the camera thread from the corners the fusion confirms."""
 
     def __init__(self, recognizer: Recognizer, path: str | Path, *,
+                 places: Callable[[], Places] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
+        """`places`: the shoe's cards per place now (`shoe_places`); None: learn only
+        from the corners confirmed."""
         from vision.deck_learning import DeckLearner
         from vision.house_deck import HouseDeckError, load_house_deck
 
         self.recognizer = recognizer
         self.path = Path(path)
+        self.places = places
         self.clock = clock
+        self._steady: list[_Steady] = []
+        self._done: deque[Corner] = deque(maxlen=DONE_KEPT)
         self._lock = threading.Lock()
         self._pending: deque[_Pending] = deque(maxlen=MAX_PENDING)
         self._learner: DeckLearner = DeckLearner(recognizer, "house deck learnt from play")
@@ -99,38 +156,71 @@ class HouseDeckLearning:
 
     # -- the camera thread -------------------------------------------------------------
 
-    def after_frame(self, frame: np.ndarray, detections: Sequence[Detection]) -> None:
-        """Learn from this frame what the fusion confirmed since the last one."""
+    def after_frame(self, frame: np.ndarray, reads: Sequence[Detection],
+                    unknown: Sequence[Detection] = ()) -> None:
+        """Learn from this frame (`reads`, and the `unknown` corners of
+        `Recognizer.detect_all`) what the fusion confirmed since the last frame, and the
+        corners named by elimination that have held for `STEADY_FRAMES` frames."""
         with self._lock:
             if self.recognizer.house_deck is not None:
                 self._pending.clear()
+                self._steady.clear()
                 self._save_if_due()
                 return
             pending = list(self._pending)
             self._pending.clear()
-        if not pending:
-            return
+            learner = self._learner
+        radius = LEARN_RADIUS_PX * frame.shape[1] / REFERENCE_WIDTH
+        corners = self._confirmed(pending, reads, radius)
+        if self.places is not None:
+            corners += self._eliminated(reads, unknown, radius)
+        added = learner.add(frame, corners, radius) if corners else 0
+        with self._lock:
+            if learner is not self._learner:
+                return  # the pit restarted learning meanwhile
+            if added and not learner.missing():
+                self._complete(learner.house_deck())
+
+    def _confirmed(self, pending: list[_Pending], reads: Sequence[Detection],
+                   radius: float) -> list[Corner]:
         from vision.deck_learning import agreeing_corners
 
-        radius = LEARN_RADIUS_PX * frame.shape[1] / REFERENCE_WIDTH
-        reads = [(d.card, d.x, d.y) for d in detections]
-        corners: list[tuple[str, float, float]] = []
+        seen = [(d.card, d.x, d.y) for d in reads]
+        corners: list[Corner] = []
         retry: list[_Pending] = []
         for item in pending:
-            agreed = agreeing_corners([(item.card, item.x, item.y)], reads, radius)
+            agreed = agreeing_corners([(item.card, item.x, item.y)], seen, radius)
             corners += agreed
             if not agreed and item.tries > 1:  # a hand over it now, maybe
                 item.tries -= 1
                 retry.append(item)
         with self._lock:
-            learner = self._learner
-        added = learner.add(frame, corners, radius) if corners else 0
-        with self._lock:
-            if learner is not self._learner:
-                return  # the pit restarted learning meanwhile
             self._pending.extend(retry)
-            if added and not learner.missing():
-                self._complete(learner.house_deck())
+        return corners
+
+    def _eliminated(self, reads: Sequence[Detection], unknown: Sequence[Detection],
+                    radius: float) -> list[Corner]:
+        """The corners named by elimination in this frame and the frames before it."""
+        from vision.deck_learning import eliminated_corners
+
+        assert self.places is not None
+        found = [(d.card, d.x, d.y, d.box) for d in [*reads, *unknown]]
+        named = eliminated_corners(self.places(), found)
+        steady: list[_Steady] = []
+        ready: list[Corner] = []
+        for card, x, y in named:
+            if any(_near(done, card, x, y, radius) for done in self._done):
+                continue
+            before = next((s for s in self._steady if _near((s.card, s.x, s.y), card, x, y,
+                                                             radius)), None)
+            item = _Steady(card, x, y, before.frames + 1 if before else 1)
+            if item.frames >= STEADY_FRAMES:
+                ready.append((card, x, y))
+                self._done.append((card, x, y))
+            else:
+                steady.append(item)
+        self._steady = steady
+        return ready
 
     def _complete(self, deck: HouseDeck) -> None:
         """Every card learnt: read by the deck from now on, and write it."""
@@ -175,6 +265,8 @@ class HouseDeckLearning:
         with self._lock:
             self._learner = DeckLearner(self.recognizer, "house deck learnt from play")
             self._pending.clear()
+            self._steady.clear()
+            self._done.clear()
             self.recognizer.house_deck = None
             self._origin = None
             self._saved = False
@@ -199,3 +291,7 @@ class HouseDeckLearning:
                 "saved": self._saved or self._origin == "file",
                 "problem": self._error,
             }
+
+
+def _near(corner: Corner, card: str, x: float, y: float, radius: float) -> bool:
+    return corner[0] == card and math.hypot(corner[1] - x, corner[2] - y) <= radius

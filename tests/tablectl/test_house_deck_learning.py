@@ -8,16 +8,27 @@ the networks' own reads of them, as the camera feed calls it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hwsim.camera.artwork import ArtworkDeck
 from hwsim.camera.render import RenderedScene
 
-from tablectl.house_deck_learning import TRIES, HouseDeckLearning
+from table.machine import Table
+from table.profiles import load_profile
+from tablectl.house_deck_learning import (
+    STEADY_FRAMES,
+    TRIES,
+    HouseDeckLearning,
+    shoe_places,
+)
 from tests.vision.real_scenes import corpus_with, deals, dealt_scene, index_corners
+from vision.detection import Detection
 from vision.house_deck import CARDS, load_house_deck
+from vision.layout import layout_from_dict
 from vision.recognizer import Recognizer
 
 DECK = "aisleriot-simplistic"
@@ -168,3 +179,101 @@ def test_a_saved_deck_that_no_longer_fits_is_learnt_again(tmp_path: Path) -> Non
     status = learning.status()
     assert status["state"] == "learning" and recognizer.house_deck is None
     assert "cannot be used" in status["problem"] and "learning a new one" in status["problem"]
+
+
+# -- by elimination ------------------------------------------------------------------------
+
+
+def _box_of_two(scene: RenderedScene) -> tuple[str, str, str, Detection]:
+    """A box of the scene holding two cards, both read: (box, first, second, the
+    detection of the second)."""
+    reads = Recognizer().detect(scene.image, layout_from_dict(scene.layout))
+    for truth in scene.truth:
+        pair = [t.card for t in scene.truth if t.box == truth.box]
+        found = {d.card: d for d in reads if d.box == truth.box}
+        if len(pair) == 2 and set(pair) <= set(found):
+            return truth.box, pair[0], pair[1], found[pair[1]]
+    raise AssertionError("no box of two cards read")
+
+
+def _frames(learning: HouseDeckLearning, scene: RenderedScene, reads: list[Detection],
+            unknown: list[Detection], count: int) -> None:
+    for _ in range(count):
+        learning.after_frame(scene.image, reads, unknown)
+
+
+def _as(detection: Detection, card: str) -> Detection:
+    return dataclasses.replace(detection, card=card)
+
+
+@pytest.mark.parametrize("seen_as", ["??", "5H"])
+def test_the_one_card_of_a_box_not_read_is_learnt_from_the_one_stray_corner(
+        scenes: list[RenderedScene], tmp_path: Path, seen_as: str) -> None:
+    """The box's second card is seen as unknown, or misread as a card the shoe dealt
+    nowhere: it is the card the shoe dealt there that the camera has not read."""
+    scene = scenes[0]
+    box, first, second, detection = _box_of_two(scene)
+    assert "5H" not in {t.card for t in scene.truth}
+    places = {box: ((first, second), (second,))}
+    learning = HouseDeckLearning(Recognizer(), tmp_path / "deck.npz", places=lambda: places)
+    stray = _as(detection, seen_as)
+    reads, unknown = ([], [stray]) if seen_as == "??" else ([stray], [])
+    _frames(learning, scene, reads, unknown, STEADY_FRAMES - 1)
+    assert learning.status()["exemplars"] == 0  # not steady yet
+    _frames(learning, scene, reads, unknown, 1)
+    learnt = learning.status()["exemplars_per_card"]
+    assert set(learnt) == {second} and learnt[second] >= 1
+    _frames(learning, scene, reads, unknown, 2 * STEADY_FRAMES)
+    assert learning.status()["exemplars_per_card"] == learnt  # a corner is learnt once
+
+
+@pytest.mark.parametrize("case", ["read as a card dealt elsewhere", "two strays",
+                                  "two cards not read", "a gap in the frames"])
+def test_no_corner_is_named_where_elimination_is_not_sure(
+        scenes: list[RenderedScene], tmp_path: Path, case: str) -> None:
+    scene = scenes[0]
+    box, first, second, detection = _box_of_two(scene)
+    elsewhere = next(t for t in scene.truth if t.box != box)
+    places: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+        box: ((first, second), (second,)),
+        elsewhere.box: ((elsewhere.card,), (elsewhere.card,))}
+    stray = _as(detection, "??")
+    unknown = [stray]
+    if case == "read as a card dealt elsewhere":  # maybe that card, moved here
+        places[elsewhere.box] = ((elsewhere.card,), ())
+        unknown = [_as(detection, elsewhere.card)]
+    elif case == "two strays":
+        unknown = [stray, dataclasses.replace(stray, x=stray.x + 60.0)]
+    elif case == "two cards not read":
+        places[box] = ((first, second), (first, second))
+    learning = HouseDeckLearning(Recognizer(), tmp_path / "deck.npz", places=lambda: places)
+    if case == "a gap in the frames":
+        _frames(learning, scene, [], unknown, STEADY_FRAMES - 1)
+        _frames(learning, scene, [], [], 1)  # the corner hidden for a frame
+        _frames(learning, scene, [], unknown, STEADY_FRAMES - 1)
+    else:
+        _frames(learning, scene, [], unknown, 2 * STEADY_FRAMES)
+    assert learning.status()["exemplars"] == 0
+
+
+def test_the_places_are_the_shoes_cards_less_those_the_camera_read_there() -> None:
+    """Worked out by hand: box 1 and box 3 bet; the shoe deals 9S (box 1), 4D (box 3),
+    KC (dealer), 9S (box 1, a second copy), 7H (box 3). The camera has read one 9S and
+    the 7H where they lie, and a KC in box 3 (no card of box 3: not counted there)."""
+    table = Table(load_profile("casinos-austria"))
+    events: list[dict[str, Any]] = [
+        {"bet": {"box": 1, "amount": 100}}, {"bet": {"box": 3, "amount": 100}}, {"deal": {}},
+        {"card": "9S"}, {"card": "4D"}, {"card": "KC"}, {"card": "9S"}, {"card": "7H"}]
+    for event in events:
+        assert table.apply(event).accepted, event
+    view = table.view()
+    matched = (view.round, ((1, "9S"), (3, "7H"), (3, "KC")))
+    assert shoe_places(view, matched) == {
+        "box1": (("9S", "9S"), ("9S",)),
+        "box3": (("4D", "7H"), ("4D",)),
+        "dealer": (("KC",), ("KC",)),
+    }
+    # Matches of another round count for nothing.
+    assert shoe_places(view, (view.round - 1, matched[1]))["box1"] == (("9S", "9S"),
+                                                                       ("9S", "9S"))
+    assert shoe_places(Table(load_profile("casinos-austria")).view(), (None, ())) == {}
