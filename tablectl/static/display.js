@@ -48,7 +48,43 @@
     loadRounds();
     route();
     loadFloor();
+    watchCamera();
   }
+
+  // The camera's state and the house deck being learnt change with the frames, not with
+  // the table: asked for every few seconds.
+  const CAMERA_EVERY_MS = 3000;
+  let cameraTimer = null;
+  async function watchCamera() {
+    clearTimeout(cameraTimer);
+    const { status, answer } = await call("GET", "/state");
+    if (status === 200) showCamera(answer.camera);
+    cameraTimer = setTimeout(watchCamera, CAMERA_EVERY_MS);
+  }
+
+  function showCamera(camera) {
+    $("camera").hidden = !camera;
+    if (!camera) return;
+    let line = "camera (" + camera.role + ") " + (camera.state === "ok" ? "ok" : "DEGRADED: " + camera.reason);
+    const deck = camera.house_deck;
+    if (deck) {
+      line += " · house deck " + (deck.state === "in use"
+        ? "in use (" + (deck.from === "file" ? "loaded" : "learnt from play") + (deck.saved ? ")" : ", not saved yet)")
+        : "learning: " + deck.cards_learnt + " of " + deck.cards + " cards, " + deck.exemplars + " exemplars" +
+          (deck.missing.length && deck.missing.length <= 8 ? " (missing " + deck.missing.join(" ") + ")" : ""));
+      if (deck.problem) line += " · " + deck.problem;
+    }
+    $("camera").className = "camera" + (camera.state === "ok" ? "" : " degraded");
+    text($("camera-text"), line);
+    $("relearn").hidden = !(deck && me && (me.role === "pit" || me.role === "admin"));
+  }
+
+  $("relearn").addEventListener("click", async () => {
+    if (!confirm("Set the learnt house deck aside and learn the deck on the table again?")) return;
+    const { status, answer } = await call("POST", "/camera/house-deck/relearn", {});
+    if (status !== 200) text($("camera-text"), answer.error || ("failed (" + status + ")"));
+    else watchCamera();
+  });
 
   function showLogin() {
     $("login").hidden = false;

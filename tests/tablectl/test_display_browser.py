@@ -29,7 +29,7 @@ from selenium.webdriver.common.by import By
 from journal import Journal
 from table.machine import Table
 from table.profiles import load_profile
-from tablectl.api import ApiServer
+from tablectl.api import ApiServer, CameraStatus, Relearn
 from tablectl.auth import Authenticator, UsersFile
 from tablectl.service import TableService
 from tests.tablectl.browser_wait import wait_in_page
@@ -49,7 +49,8 @@ DEALER = ("bob", "shuffle up 9")
 class Table_:
     """A table behind its API, and the tokens of a betting terminal and the dealer."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, camera: CameraStatus | None = None,
+                 relearn: Relearn | None = None) -> None:
         self.users = UsersFile(folder / "users.json")
         self.users.add_person(PIT[0], "pit", PIT[1])
         self.users.add_person(DEALER[0], "dealer", DEALER[1])
@@ -57,7 +58,9 @@ class Table_:
         self.service = TableService(Table(load_profile("casinos-austria")), self.journal)
         self.loop = threading.Thread(target=self.service.run, daemon=True)
         self.loop.start()
-        self.server = ApiServer(self.service, "127.0.0.1", 0, auth=Authenticator(self.users))
+        self.server = ApiServer(self.service, "127.0.0.1", 0,
+                                camera=camera if camera is not None else (lambda: None),
+                                auth=Authenticator(self.users), relearn=relearn)
         self.server.start()
         self.terminal = self.users.add_device("terminal-1")
         self.console = self.server.auth.issue_token("console", "dealer")
@@ -219,3 +222,54 @@ def test_the_pit_watches_a_round_and_voids_a_misdeal_a_dealer_cannot(
     assert cells[1][:4].isdigit()  # a date and time
     assert any("dealer:console" in row.text for row in rows)  # who raised the flag
     _shoot(browser, "audit")
+
+
+def test_the_pit_sees_the_house_deck_learnt_and_starts_it_again(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, browser: Any) -> None:
+    """A witness camera learning the house deck: the display shows how far it has got;
+    a dealer has no button, the pit's button starts learning afresh."""
+    from hwsim.camera.artwork import ArtworkDeck
+
+    from tablectl.house_deck_learning import HouseDeckLearning
+    from tests.vision.real_scenes import corpus_with, dealt_scene, index_corners
+    from vision.recognizer import Recognizer
+
+    deck = ArtworkDeck.named("aisleriot-simplistic",
+                             corpus_with(tmp_path_factory, ["aisleriot-simplistic"]))
+    scene = dealt_scene(deck, ["QH", "4C", "7D", "9S", "2H"], 1)
+    recognizer = Recognizer()
+    learning = HouseDeckLearning(recognizer, tmp_path / "house-deck.npz")
+    for corner in index_corners(scene):
+        learning.confirm(*corner)
+    learning.after_frame(scene.image, recognizer.detect(scene.image))
+    exemplars = learning.status()["exemplars"]
+    assert exemplars > 0
+
+    def camera() -> dict[str, Any]:
+        return {"role": "witness", "state": "ok", "reason": None,
+                "house_deck": learning.status()}
+
+    def relearn() -> dict[str, Any]:
+        learning.restart()
+        return learning.status()
+
+    rig = Table_(tmp_path, camera, relearn)
+    try:
+        base = rig.server.url
+        _log_in(browser, base, DEALER)
+        line = f"learning: 0 of 52 cards, {exemplars} exemplars"
+        _wait(browser, lambda d: line in _text(d, "camera-text"), "the learning shown")
+        assert "camera (witness) ok" in _text(browser, "camera-text")
+        assert not browser.find_element(By.ID, "relearn").is_displayed()
+        browser.find_element(By.ID, "logout").click()
+        _log_in(browser, base, PIT)
+        _wait(browser, lambda d: d.find_element(By.ID, "relearn").is_displayed(),
+              "the pit's button")
+        _shoot(browser, "house-deck")
+        browser.find_element(By.ID, "relearn").click()
+        browser.switch_to.alert.accept()
+        _wait(browser, lambda d: "learning: 0 of 52 cards, 0 exemplars" in
+              _text(d, "camera-text"), "learning afresh")
+        assert learning.status()["exemplars"] == 0
+    finally:
+        rig.close()
