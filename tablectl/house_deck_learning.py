@@ -206,6 +206,11 @@ class HouseDeckLearning:
         assert self.places is not None
         found = [(d.card, d.x, d.y, d.box) for d in [*reads, *unknown]]
         named = eliminated_corners(self.places(), found)
+        with self._lock:  # restart() clears what was seen, from another thread
+            return self._steady_for(named, radius)
+
+    def _steady_for(self, named: list[Corner], radius: float) -> list[Corner]:
+        """The corners of `named` seen in `STEADY_FRAMES` frames in a row, not learnt."""
         steady: list[_Steady] = []
         ready: list[Corner] = []
         for card, x, y in named:
