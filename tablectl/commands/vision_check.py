@@ -55,6 +55,7 @@ def run_check(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)  # the figures are for one core, as the daemon reads a camera
     fps = None
     house_deck = None
+    learnt = False
     if args.config is not None:
         try:
             config = load_config(args.config)
@@ -63,9 +64,19 @@ def run_check(args: argparse.Namespace) -> int:
         if config.camera is None:
             return _fail(f"{args.config} has no [camera] section")
         fps, house_deck = config.camera.fps, config.camera.house_deck
+        learnt = config.camera.learn_house_deck
     try:
-        recognizer = Recognizer(house_deck=house_deck)
-    except (ModelError, HouseDeckError) as exc:
+        recognizer = Recognizer()
+        if house_deck is not None:
+            recognizer = Recognizer(house_deck=house_deck)
+    except HouseDeckError as exc:
+        if not learnt:
+            return _fail(str(exc))
+        # The daemon learns the deck from play: none yet, or one it sets aside.
+        print(f"house deck: {house_deck}: learnt from play; not usable now ({exc}), "
+              "learnt as the table plays")
+        house_deck = None
+    except ModelError as exc:
         return _fail(str(exc))
     print(f"networks: {describe_networks(recognizer)}")
     if recognizer.verifier_path is not None:

@@ -108,3 +108,17 @@ def test_a_config_without_a_camera_is_refused_in_one_line(
     assert main(["vision", "check", "--config", str(config)]) == 1
     assert capsys.readouterr().err == (
         f"tablectl vision check: {config} has no [camera] section\n")
+
+
+def test_a_deck_still_to_be_learnt_from_play_is_no_failure(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = _config(tmp_path, 10.0)
+    text = config.read_text(encoding="utf-8").replace(
+        '[shoe]\ndriver = "none"', '[shoe]\ndriver = "shoelink"\nport = "/dev/ttyUSB0"')
+    deck = tmp_path / "house-deck.npz"
+    config.write_text(text + f'house_deck = "{deck}"\nlearn_house_deck = true\n',
+                      encoding="utf-8")
+    assert main(["vision", "check", "--config", str(config), "--frames", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"house deck: {deck}: learnt from play; not usable now" in out
+    assert "no enrolled deck there" in out and "frames: 1 simulated" in out
