@@ -131,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         ArtworkDeck.named(args.deck)
     except (OSError, ValueError, KeyError) as error:
-        parser.error(f"deck {args.deck!r}: {error}")
+        parser.error(str(error))
     rules = load_profile(PROFILE)
     with tempfile.TemporaryDirectory(prefix="deck-learning-") as scratch:
         folder = Path(scratch)
