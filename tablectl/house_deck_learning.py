@@ -20,6 +20,11 @@ by two sources that agree; the camera thread learns from them:
   disk never leaves half a deck) and the recognizer reads by it from the next
   frame on. A deck that cannot be written is kept in use and written again
   later; the reason is on `/state`.
+- Learning goes on while the deck is in use (a deck read from the file too),
+  until every card has `MAX_EXEMPLARS`: every `REFRESH_EVERY` new exemplars
+  the deck in use is made again from all of them, and written at most once a
+  `SAVE_EVERY_S`. The views of a card the deck still misreads are learnt by
+  elimination.
 - `restart()` (the pit, e.g. for a new deck design): the deck in use is set
   aside, the recognizer reads with its networks alone, and learning begins
   again; the file is replaced once the new deck is complete.
@@ -64,6 +69,8 @@ Places = Mapping[str, tuple[Collection[str], Sequence[str]]]
 Corner = tuple[str, float, float]
 MAX_PENDING = 256  # confirmed corners waiting for a frame, at most
 RETRY_SAVE_S = 60.0  # a deck that could not be written is tried again after this
+SAVE_EVERY_S = 60.0  # a deck refreshed in use is written at most this often
+REFRESH_EVERY = 26  # new exemplars after which the deck in use is made again
 
 
 def shoe_places(view: TableView, matched: tuple[int | None, Sequence[tuple[Any, str]]]
@@ -132,6 +139,7 @@ class HouseDeckLearning:
         self._learner: DeckLearner = DeckLearner(recognizer, "house deck learnt from play")
         self._saved = False
         self._next_save_at = 0.0
+        self._fresh = 0  # exemplars learnt since the deck in use was made
         self._error: str | None = None
         self._origin: str | None = None  # where the deck in use came from
         self.recognizer.house_deck = None
@@ -140,6 +148,7 @@ class HouseDeckLearning:
                 self.recognizer.house_deck = load_house_deck(self.path,
                                                              recognizer.verifier_id)
                 self._origin = "file"
+                self._learner.seed(self.recognizer.house_deck)
                 log.info("camera: reading the house deck of %s", self.path)
             except (HouseDeckError, OSError) as error:
                 self._error = f"the saved deck cannot be used ({error}); learning a new one"
@@ -149,10 +158,9 @@ class HouseDeckLearning:
 
     def confirm(self, card: str, x: float, y: float) -> None:
         """The camera read `card` at (x, y) where the shoe dealt it."""
-        if self.recognizer.house_deck is not None:
-            return  # learnt already
         with self._lock:
-            self._pending.append(_Pending(card, x, y))
+            if not self._learner.full(card):
+                self._pending.append(_Pending(card, x, y))
 
     # -- the camera thread -------------------------------------------------------------
 
@@ -162,11 +170,6 @@ class HouseDeckLearning:
         `Recognizer.detect_all`) what the fusion confirmed since the last frame, and the
         corners named by elimination that have held for `STEADY_FRAMES` frames."""
         with self._lock:
-            if self.recognizer.house_deck is not None:
-                self._pending.clear()
-                self._steady.clear()
-                self._save_if_due()
-                return
             pending = list(self._pending)
             self._pending.clear()
             learner = self._learner
@@ -174,12 +177,18 @@ class HouseDeckLearning:
         corners = self._confirmed(pending, reads, radius)
         if self.places is not None:
             corners += self._eliminated(reads, unknown, radius)
+        corners = [corner for corner in corners if not learner.full(corner[0])]
         added = learner.add(frame, corners, radius) if corners else 0
         with self._lock:
             if learner is not self._learner:
                 return  # the pit restarted learning meanwhile
-            if added and not learner.missing():
-                self._complete(learner.house_deck())
+            self._fresh += added
+            if self.recognizer.house_deck is None:
+                if added and not learner.missing():
+                    self._complete(learner.house_deck())
+            elif self._fresh >= REFRESH_EVERY:
+                self._use(learner.house_deck())
+            self._save_if_due()
 
     def _confirmed(self, pending: list[_Pending], reads: Sequence[Detection],
                    radius: float) -> list[Corner]:
@@ -229,13 +238,16 @@ class HouseDeckLearning:
 
     def _complete(self, deck: HouseDeck) -> None:
         """Every card learnt: read by the deck from now on, and write it."""
-        self.recognizer.house_deck = deck
-        self._origin = "learnt"
-        self._saved = False
+        self._use(deck)
         self._next_save_at = 0.0
         log.info("camera: every card of the house deck is learnt (%d exemplars); the "
                  "camera reads by it from now on", len(deck.labels))
-        self._save_if_due()
+
+    def _use(self, deck: HouseDeck) -> None:
+        self.recognizer.house_deck = deck
+        self._origin = "learnt"
+        self._saved = False
+        self._fresh = 0
 
     def _save_if_due(self) -> None:
         deck = self.recognizer.house_deck
@@ -259,6 +271,7 @@ class HouseDeckLearning:
             return
         self._saved = True
         self._error = None
+        self._next_save_at = now + SAVE_EVERY_S
         log.info("camera: the learnt house deck is written to %s", self.path)
 
     # -- the pit ---------------------------------------------------------------------------
@@ -275,6 +288,8 @@ class HouseDeckLearning:
             self.recognizer.house_deck = None
             self._origin = None
             self._saved = False
+            self._fresh = 0
+            self._next_save_at = 0.0
             self._error = None
         log.info("camera: learning the house deck afresh; the networks read alone until "
                  "every card is learnt")

@@ -89,6 +89,17 @@ class DeckLearner:
         middle = (rank_at[look] + suit_at[look]) / 2.0
         return middle[index].astype(np.float32), embedding[index].astype(np.float32)
 
+    def seed(self, deck: HouseDeck) -> None:
+        """Start from the exemplars of `deck` (a deck learnt before), up to the cap."""
+        for embedding, label in zip(deck.embeddings, deck.labels, strict=True):
+            kept = self._exemplars.setdefault(CARDS[int(label)], [])
+            if len(kept) < self.max_exemplars:
+                kept.append(np.asarray(embedding, np.float32))
+
+    def full(self, card: str) -> bool:
+        """Whether `card` has all the exemplars it may keep."""
+        return len(self._exemplars.get(card, [])) >= self.max_exemplars
+
     def counts(self) -> dict[str, int]:
         """Exemplars kept per card, in deck order (cards never seen have 0)."""
         return {card: len(self._exemplars.get(card, [])) for card in CARDS}

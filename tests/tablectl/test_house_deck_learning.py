@@ -20,6 +20,8 @@ from hwsim.camera.render import RenderedScene
 from table.machine import Table
 from table.profiles import load_profile
 from tablectl.house_deck_learning import (
+    REFRESH_EVERY,
+    SAVE_EVERY_S,
     STEADY_FRAMES,
     TRIES,
     HouseDeckLearning,
@@ -277,3 +279,32 @@ def test_the_places_are_the_shoes_cards_less_those_the_camera_read_there() -> No
     assert shoe_places(view, (view.round - 1, matched[1]))["box1"] == (("9S", "9S"),
                                                                        ("9S", "9S"))
     assert shoe_places(Table(load_profile("casinos-austria")).view(), (None, ())) == {}
+
+
+def test_learning_goes_on_with_the_deck_in_use_and_the_file_follows(
+        scenes: list[RenderedScene], tmp_path: Path) -> None:
+    clock = Clock()
+    recognizer = Recognizer()
+    path = tmp_path / "house-deck.npz"
+    learning = HouseDeckLearning(recognizer, path, clock=clock)
+    progress = _learn_all(learning, scenes)
+    first = recognizer.house_deck
+    assert first is not None and path.exists()
+    written = len(load_house_deck(path).labels)
+    assert written == len(first.labels)
+    # The last turn of dealing again: its corners are learnt into the deck in use.
+    for status in _play(learning, scenes[len(progress):] or scenes[-5:]):
+        assert status["state"] == "in use"
+    deck = recognizer.house_deck
+    assert deck is not first and len(deck.labels) >= len(first.labels) + REFRESH_EVERY
+    assert learning.status()["exemplars"] > len(first.labels)
+    assert len(load_house_deck(path).labels) == written  # written at most once a minute
+    assert not learning.status()["saved"]
+    clock.now += SAVE_EVERY_S + 1.0
+    learning.after_frame(scenes[0].image, [])
+    assert learning.status()["saved"] and recognizer.house_deck is not None
+    in_use = len(recognizer.house_deck.labels)
+    assert len(load_house_deck(path).labels) == in_use > written
+    # A daemon started again goes on from the file's exemplars.
+    again = HouseDeckLearning(Recognizer(), path)
+    assert again.status()["exemplars"] == in_use
