@@ -107,7 +107,8 @@ NO_LEARNING = {"state": "off"}
 def _line(rounds: int, shoe: FeltShoe, flags: dict[str, int], deck: dict[str, Any],
           started: float) -> str:
     learnt = ("not learnt (networks alone)" if deck["state"] == "off" else
-              f"in use ({'saved' if deck['saved'] else 'not saved'})"
+              f"in use, {deck['exemplars']} exemplars "
+              f"({'saved' if deck['saved'] else 'not saved'})"
               if deck["state"] == "in use" else
               f"learning {deck['cards_learnt']}/52, {deck['exemplars']} exemplars")
     return (f"  round {rounds:4d}  cards {shoe.laid:5d}  camera flags {sum(flags.values()):3d}  "
