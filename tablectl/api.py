@@ -61,9 +61,10 @@ PRINCIPAL: web.RequestKey[Principal | None] = web.RequestKey("principal")
 # "degraded") and "reason".
 CameraStatus = Callable[[], "dict[str, Any] | None"]
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-# Starts learning the house deck afresh and returns its status; None: the table does not
-# learn its deck.
-Relearn = Callable[[], "dict[str, Any]"]
+# Starts learning the house deck afresh and returns its status, or None while the camera
+# is not started yet (nothing done). The server's `relearn` None: the table does not learn
+# its deck.
+Relearn = Callable[[], "dict[str, Any] | None"]
 RELEARN_ROLES = ("pit", "admin")
 
 
@@ -246,6 +247,9 @@ class ApiServer:
             raise BadInput(409, "this table does not learn its house deck: set [camera] "
                            "learn_house_deck = true beside a shoe (docs/vision.md)")
         status = self.relearn()
+        if status is None:
+            raise BadInput(503, "the camera is starting: nothing was restarted; try again "
+                           "in a moment")
         log.info("%s restarted the learning of the house deck", principal.source)
         return web.json_response({"house_deck": status}, dumps=_dumps)
 

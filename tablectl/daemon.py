@@ -333,11 +333,12 @@ class Daemon:
         camera = self.config.camera
         return camera is not None and camera.learn_house_deck and self.shoe is not None
 
-    def _relearn_deck(self) -> dict[str, Any]:
-        """The pit's call: learn the house deck afresh (the API's thread)."""
+    def _relearn_deck(self) -> dict[str, Any] | None:
+        """The pit's call: learn the house deck afresh (the API's thread); None while
+        the camera is not started yet."""
         feed = self.camera
         if feed is None or feed.learning is None:
-            return {"state": "starting", "problem": "the camera is starting; try again"}
+            return None
         feed.learning.restart()
         return feed.learning.status()
 

@@ -287,3 +287,29 @@ def test_a_caller_that_hangs_up_is_not_logged_as_an_api_fault(
     with pytest.raises(hang_up):
         asyncio.run(ApiServer._errors(SimpleNamespace(), request, handler))  # type: ignore[arg-type]
     assert not [r for r in caplog.records if r.exc_info], caplog.text
+
+
+def test_relearning_the_house_deck_before_the_camera_has_started_is_503(
+        tmp_path: Path) -> None:
+    """The API is up a moment before the camera: the pit's call does nothing and says so."""
+    from tablectl.api import ApiServer
+    from tests.tablectl.http_calls import bearer, call
+
+    journal = Journal(tmp_path / "journal.sqlite", profile="casinos-austria")
+    service = TableService(Table(load_profile("casinos-austria")), journal)
+    calls: list[str] = []
+
+    def relearn() -> None:
+        calls.append("relearn")
+        return None
+
+    server = ApiServer(service, "127.0.0.1", 0, relearn=relearn)
+    server.start()
+    try:
+        pit = bearer(server.auth.issue_token("pit-1", "pit"))
+        answer = call(server.address, "POST", "/camera/house-deck/relearn", {}, pit)
+        assert answer.status == 503 and "the camera is starting" in answer.body["error"]
+        assert calls == ["relearn"]
+    finally:
+        server.stop()
+        journal.close()
