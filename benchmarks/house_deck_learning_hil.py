@@ -21,6 +21,7 @@ be in the corpus (`tools/render_deck_corpus.py`, or `$TABLECTL_DECK_CORPUS`).
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import tempfile
 import time
@@ -35,12 +36,14 @@ sys.path[:0] = [str(ROOT), str(ROOT / "hw-sim")]
 from hwsim.dealer.dealer import VirtualDealer  # noqa: E402
 from hwsim.dealer.shoes import seeded_shoe  # noqa: E402
 
+from foundation.cards import RANKS, SUITS  # noqa: E402
 from table.profiles import load_profile  # noqa: E402
 from table.views import TableView  # noqa: E402
 from tablectl.hil import Rig, rig  # noqa: E402
 from tablectl.hil_felt import FELT_CARD_WIDTH  # noqa: E402
 
 PROFILE = "casinos-austria"
+ALL_CARDS = [rank + suit for rank in RANKS for suit in SUITS]
 FRAMES_PER_CARD = 8  # camera frames waited after each card is laid
 FRAME_WAIT_S = 30.0
 
@@ -57,7 +60,9 @@ def _cards_at(view: TableView) -> Counter[tuple[int | str, str]]:
 class FeltShoe:
     """The dealer's shoe, and the felt: a card let out is laid where the table put it."""
 
-    def __init__(self, running: Rig) -> None:
+    def __init__(self, running: Rig, foreign_every: int = 0, seed: int = 0) -> None:
+        """`foreign_every` N > 0: every Nth card let out, a card the shoe did not deal
+        this round is laid in its place instead (a card switched in)."""
         assert running.cards is not None and running.felt is not None
         self.running = running
         self.cards = running.cards
@@ -66,6 +71,10 @@ class FeltShoe:
         self.round = 0
         self.laid = 0
         self.not_laid = 0  # cards the table put nowhere (burned, refused)
+        self.foreign_every = foreign_every
+        self.rng = random.Random(seed)
+        self.foreign = 0  # foreign cards laid
+        self.foreign_flagged = 0  # of them, those the camera flagged
 
     def draw(self) -> None:
         view = self.running.link.view()
@@ -77,14 +86,27 @@ class FeltShoe:
         self.cards.draw()
         if not self.cards.wait_delivered(FRAME_WAIT_S):
             raise RuntimeError("the shoe's card did not reach the table")
-        new = _cards_at(self.running.link.view()) - before
+        after = self.running.link.view()
+        new = _cards_at(after) - before
+        flags = sum(self.feed.fusion.stats.flags.values()) if self.feed.fusion else 0
+        switched = False
         for (place, card), count in new.items():
             for _ in range(count):
-                self.felt.put(place, card)
                 self.laid += 1
+                if self.foreign_every and self.laid % self.foreign_every == 0:
+                    dealt = {c for _, c in _cards_at(after)}
+                    card = self.rng.choice([c for c in ALL_CARDS if c not in dealt])
+                    self.foreign += 1
+                    switched = True
+                self.felt.put(place, card)
         if not new:
             self.not_laid += 1
         self._frames()
+        if switched:
+            # Judged after the grace (10 frames): wait for it before the next card.
+            self._frames()
+            if self.feed.fusion and sum(self.feed.fusion.stats.flags.values()) > flags:
+                self.foreign_flagged += 1
 
     def _frames(self) -> None:
         seen = self.feed.stats().frames
@@ -124,9 +146,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=5, help="rounds between lines")
     parser.add_argument("--no-learning", action="store_true",
                         help="the networks alone, for the flags to compare with")
+    parser.add_argument("--witness-doubt", type=float, default=None, metavar="P",
+                        help="[camera] witness_doubt (default: the daemon's; 0: off)")
+    parser.add_argument("--foreign-every", type=int, default=0, metavar="N",
+                        help="lay a card the shoe did not deal in place of every Nth card, "
+                             "and count how many the camera flags")
     args = parser.parse_args(argv)
-    if args.rounds < 1 or args.every < 1:
-        parser.error("--rounds and --every must be 1 or more")
+    if args.rounds < 1 or args.every < 1 or args.foreign_every < 0:
+        parser.error("--rounds and --every must be 1 or more, --foreign-every 0 or more")
+    if args.witness_doubt is not None and not 0 <= args.witness_doubt < 1:
+        parser.error("--witness-doubt must be from 0 to under 1")
     from hwsim.camera.artwork import ArtworkDeck
 
     try:
@@ -138,9 +167,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         folder = Path(scratch)
         settings: dict[str, Any] = {} if args.no_learning else {
             "learn_house_deck": True, "house_deck": str(folder / "house-deck.npz")}
+        if args.witness_doubt is not None:
+            settings["witness_doubt"] = args.witness_doubt
         with rig(PROFILE, {}, folder, seeded_shoe(rules, args.seed), "witness",
                  camera_deck=args.deck, camera_settings=settings) as running:
-            shoe = FeltShoe(running)
+            shoe = FeltShoe(running, args.foreign_every, args.seed)
             dealer = VirtualDealer(rules, running.link, shoe, seed=args.seed)
             feed = running.daemon.camera
             assert feed.fusion is not None
@@ -160,7 +191,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             total = sum(flags.values())
             print(f"camera flags by code: {flags or 'none'}; cards laid {shoe.laid}, "
                   f"put nowhere {shoe.not_laid}; frame p50 "
-                  f"{feed.stats().detect_ms_p50 or 0:.0f} ms")
+                  f"{feed.stats().detect_ms_p50 or 0:.0f} ms; reads doubted "
+                  f"{feed.stats().doubted}")
+            if shoe.foreign:
+                print(f"foreign cards laid {shoe.foreign}, flagged {shoe.foreign_flagged} "
+                      f"({100 * shoe.foreign_flagged / shoe.foreign:.1f}%)")
             if in_use_at is None:
                 if feed.learning is not None:
                     print(f"the deck was not complete after {args.rounds} rounds; missing "

@@ -39,6 +39,7 @@ from tablectl.watchers import Watchers
 if TYPE_CHECKING:
     from table.machine import Table
     from tablectl.house_deck_learning import HouseDeckLearning
+    from tablectl.witness_doubt import WitnessDoubt
     from vision.sources import FrameSource
     from vision.tracker import TrackerEvent
 
@@ -71,12 +72,13 @@ class FeedStats:
     running: bool
     last_error: str | None
     bad_frames: int = 0  # frames read that were no usable picture (garbage, black)
+    doubted: int = 0  # reads taken as unknown: a card the shoe put there was possible
 
     def to_json(self) -> dict[str, Any]:
         return {
             "frames": self.frames, "events": self.events,
             "source_errors": self.source_errors, "detect_errors": self.detect_errors,
-            "bad_frames": self.bad_frames,
+            "bad_frames": self.bad_frames, "doubted": self.doubted,
             "detect_ms_p50": None if self.detect_ms_p50 is None else round(self.detect_ms_p50, 1),
             "detect_ms_p99": None if self.detect_ms_p99 is None else round(self.detect_ms_p99, 1),
             "running": self.running, "last_error": self.last_error,
@@ -138,6 +140,8 @@ class CameraFeed:
         self.fusion: CardFusion | None = None
         # Learns the house deck from the frames, when the config asks for it.
         self.learning: HouseDeckLearning | None = None
+        # Beside a shoe: the reads that may be a card the shoe put there become unknown.
+        self.doubt: WitnessDoubt | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -188,7 +192,8 @@ class CameraFeed:
             return FeedStats(self._frames, self._events, self._source_errors,
                              self._detect_errors, _percentile(times, 50),
                              _percentile(times, 99), self.running, self._last_error,
-                             self._bad_frames)
+                             self._bad_frames,
+                             self.doubt.doubted if self.doubt is not None else 0)
 
     # -- the feed's thread --------------------------------------------------------------
 
@@ -286,6 +291,9 @@ class CameraFeed:
                     frame, self.layout)
             else:
                 detections = self.recognizer.detect(frame, self.layout)
+            if self.doubt is not None:
+                detections, doubted = self.doubt(detections)
+                unknown = [*unknown, *doubted]
             elapsed_ms = (time.perf_counter() - started) * 1000.0
             events = self.tracker.update(detections)
         except Exception as error:
@@ -380,11 +388,18 @@ def start_camera(config: Any, service: TableService, *, with_shoe: bool,
                       health=CameraHealth(getattr(camera, "timeout", DEFAULT_TIMEOUT_S),
                                           clock=clock))
     feed.fusion = fusion
-    if learn:
-        from tablectl.house_deck_learning import HouseDeckLearning, shoe_places
+    from tablectl.house_deck_learning import shoe_places
 
-        def places() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
-            return shoe_places(service.snapshot.view, fusion.matched)
+    def places() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+        return shoe_places(service.snapshot.view, fusion.matched)
+
+    doubt = float(getattr(camera, "witness_doubt", 0.0))
+    if with_shoe and doubt > 0:
+        from tablectl.witness_doubt import WitnessDoubt
+
+        feed.doubt = WitnessDoubt(places, doubt)
+    if learn:
+        from tablectl.house_deck_learning import HouseDeckLearning
 
         feed.learning = HouseDeckLearning(recognizer, camera.house_deck, places=places)
         fusion.on_match = feed.learning.confirm

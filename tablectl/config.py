@@ -64,6 +64,10 @@ class CameraConfig:
     house_deck: str | None = None
     # Learn the house deck from play (beside a shoe) and write it to `house_deck`.
     learn_house_deck: bool = False
+    # Beside a shoe: a read is taken as unknown, not as a card the shoe did not deal, when
+    # the networks give a card the shoe put in that place at least this probability
+    # (`tablectl.witness_doubt`); 0: every read stands.
+    witness_doubt: float = 0.02
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,10 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
 
 
+def _number_or_zero(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+
+
 KNOWN_SECTIONS = ("table", "shoe", "camera", "journal", "api", "panel", "mqtt")
 
 
@@ -209,6 +217,9 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
                                         "the path of a deck enrolled by tablectl vision enroll")
         learn = camera_section.get("learn_house_deck", False, lambda v: isinstance(v, bool),
                                    "true or false")
+        doubt = camera_section.get("witness_doubt", 0.02,
+                                   lambda v: _number_or_zero(v) and v < 1,
+                                   "a probability from 0 (off) to under 1")
         camera_section.finish()
         if learn and (house_deck is None or not str(house_deck).endswith(".npz")):
             problems.append("[camera] learn_house_deck = true needs house_deck = "
@@ -224,7 +235,7 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
             )
         if camera_source is not None and layout is not None:
             camera = CameraConfig(camera_source, layout, float(fps), width, height,
-                                  float(timeout), house_deck, learn)
+                                  float(timeout), house_deck, learn, float(doubt))
     if shoe.driver == "none" and "camera" not in raw:
         problems.append("[shoe] driver = \"none\" needs a [camera] section: no card source")
 

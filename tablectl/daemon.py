@@ -325,6 +325,8 @@ class Daemon:
         stats = feed.stats()
         status.update(frames=stats.frames, bad_frames=stats.bad_frames,
                       source_errors=stats.source_errors, detect_errors=stats.detect_errors)
+        if feed.doubt is not None:
+            status["doubted"] = stats.doubted
         if feed.learning is not None:
             status["house_deck"] = feed.learning.status()
         return status

@@ -13,7 +13,8 @@ class Detection:
     `box` is the layout area it lies in (None without a layout or outside all);
     `reason`, for an index corner seen but not read (card "??"), why not
     (`vision.reads`: "unsure", "networks disagree", "corners disagree", "ink
-    colour").
+    colour"). `alternatives`: the other cards the networks give at least 0.001
+    probability at that corner, likeliest first (`vision.reads.likely_cards`).
     """
 
     card: str
@@ -22,6 +23,7 @@ class Detection:
     confidence: float
     box: str | None = None
     reason: str | None = None
+    alternatives: tuple[tuple[str, float], ...] = ()
 
     def to_json(self) -> dict[str, object]:
         doc: dict[str, object] = {

@@ -12,6 +12,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+import numpy as np
+
+from foundation.cards import RANKS, SUITS
 from vision.layout import Layout
 
 
@@ -27,6 +30,8 @@ class _Read:
     centre: tuple[float, float] | None = None
     # Why an unknown corner is not read (one of the reasons below); "" for a read.
     reason: str = ""
+    # The other cards the networks give some probability (`likely_cards`), likeliest first.
+    alternatives: tuple[tuple[str, float], ...] = ()
 
 
 # Where a card's centre lies from its index (the rank-suit midpoint), in index scales
@@ -91,6 +96,29 @@ def boxes_of(reads: list[_Read], layout: Layout) -> list[str | None]:
                 boxes[k] = boxes[nearest]
                 decided[k] = changed = True
     return boxes
+
+
+# `likely_cards`: other cards given at least this probability, at most this many.
+ALTERNATIVE_FLOOR = 0.001
+MAX_ALTERNATIVES = 5
+
+
+def likely_cards(rank_p: np.ndarray, suit_p: np.ndarray, read: str
+                 ) -> tuple[tuple[str, float], ...]:
+    """The cards other than `read` that one pair's rank (13 ranks, then "not an index")
+    and suit probabilities give at least `ALTERNATIVE_FLOOR`, likeliest first."""
+    card_p = np.outer(rank_p[:len(RANKS)], suit_p)
+    order = np.argsort(card_p, axis=None)[::-1]
+    found: list[tuple[str, float]] = []
+    for flat in order[:MAX_ALTERNATIVES + 1]:
+        rank, suit = divmod(int(flat), len(SUITS))
+        p = float(card_p[rank, suit])
+        if p < ALTERNATIVE_FLOOR:
+            break
+        card = RANKS[rank] + SUITS[suit]
+        if card != read:
+            found.append((card, p))
+    return tuple(found[:MAX_ALTERNATIVES])
 
 
 UNKNOWN_CARD = "??"  # an index corner seen but not read surely enough

@@ -55,6 +55,7 @@ from vision.reads import (
     _Read,
     boxes_of,
     drop_turned_twins,
+    likely_cards,
     merge_corners,
     merge_reads,
     settle_conflicts,
@@ -198,7 +199,8 @@ class Recognizer:
         found: list[list[Detection]] = []
         for group in (reads, unsure):
             boxes = boxes_of(group, layout) if layout is not None else [None] * len(group)
-            found.append([Detection(r.card, r.x, r.y, r.confidence, box, r.reason or None)
+            found.append([Detection(r.card, r.x, r.y, r.confidence, box, r.reason or None,
+                                     r.alternatives)
                           for r, box in zip(group, boxes, strict=True)])
         return found[0], found[1]
 
@@ -279,7 +281,8 @@ class Recognizer:
                       else NETWORKS_DISAGREE if confident[k] else UNSURE)
             reads.append(_Read(code, float(middle[0]),
                                float(middle[1]), float(confidence[k]), scale,
-                               (float(down[0] / scale), float(down[1] / scale)), reason=reason))
+                               (float(down[0] / scale), float(down[1] / scale)), reason=reason,
+                               alternatives=likely_cards(rank_p[k], suit_p[k], code)))
         return reads
 
     def _second_look(self, frame: np.ndarray, look: np.ndarray,

@@ -144,6 +144,10 @@ def test_two_bad_rule_keys_are_both_named() -> None:
         ({"shoe": GOOD_SHOE, "camera": {"source": 0, "layout": "l.json",
                                         "learn_house_deck": "yes"}},
          ("[camera] learn_house_deck", "true or false")),
+        *[({"shoe": GOOD_SHOE, "camera": {"source": 0, "layout": "l.json",
+                                          "witness_doubt": bad}},
+           ("[camera] witness_doubt", "from 0 (off) to under 1"))
+          for bad in (1, 1.5, -0.01, "0.02", True)],
     ],
 )
 def test_each_kind_of_problem_names_its_key(raw: dict[str, object],
@@ -171,6 +175,15 @@ def test_learning_the_house_deck_is_off_unless_asked_for() -> None:
     assert config.camera is not None and not config.camera.learn_house_deck
     config = parse_config({"shoe": GOOD_SHOE, "camera": {**camera, "learn_house_deck": True}})
     assert config.camera is not None and config.camera.learn_house_deck
+
+
+def test_the_witness_doubts_at_two_percent_unless_told() -> None:
+    camera = {"source": 0, "layout": "layout.json"}
+    config = parse_config({"shoe": GOOD_SHOE, "camera": camera})
+    assert config.camera is not None and config.camera.witness_doubt == 0.02
+    for value in (0, 0.1):
+        config = parse_config({"shoe": GOOD_SHOE, "camera": {**camera, "witness_doubt": value}})
+        assert config.camera is not None and config.camera.witness_doubt == value
 
 
 def test_a_file_that_is_not_toml_or_not_there(tmp_path: Path) -> None:

@@ -1,0 +1,69 @@
+"""A witness camera's doubt: a read that may be a card the shoe put there is not a card.
+
+Beside a shoe the camera is a witness: a card it reads where the shoe put none
+halts the round (docs/fusion.md). On a deck the networks were never trained on
+most such halts are misreads: a "9" read as a "6", a court letter as a "10". The
+networks seldom give the real card no probability at all, so a read is doubted
+when the card read is not one the shoe put in that place and one of the cards
+the shoe did put there keeps at least `threshold` of the networks' probability
+(`Detection.alternatives`). A doubted read becomes an unknown corner at its place
+(reason `SHOE_CARD_POSSIBLE`): it raises no flag, and the shoe's card stays unseen
+by the camera, as with any corner it cannot read. The price: a card switched for
+one the networks cannot tell from it on this design passes unflagged (measured
+in docs/vision.md, "The witness's doubt").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+
+from vision.detection import Detection
+
+UNKNOWN = "??"
+SHOE_CARD_POSSIBLE = "shoe's card possible"
+DEFAULT_THRESHOLD = 0.02
+
+# Per layout area ("box3", "dealer"): (the shoe's cards there, those the camera has not
+# read there yet), as `tablectl.house_deck_learning.shoe_places` gives them.
+Places = Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]
+
+
+def doubt_reads(reads: Sequence[Detection], places: Places, threshold: float
+                ) -> tuple[list[Detection], list[Detection]]:
+    """(the reads kept, the reads doubted, now unknown corners) of one frame."""
+    kept: list[Detection] = []
+    doubted: list[Detection] = []
+    for read in reads:
+        dealt = places.get(read.box or "", ((), ()))[0]
+        if read.card in dealt or not _possible(read, dealt, threshold):
+            kept.append(read)
+        else:
+            doubted.append(replace(read, card=UNKNOWN, reason=SHOE_CARD_POSSIBLE))
+    return kept, doubted
+
+
+def _possible(read: Detection, dealt: Sequence[str], threshold: float) -> bool:
+    """Whether the networks give a card of `dealt` at least `threshold` at this corner."""
+    return any(card in dealt and p >= threshold for card, p in read.alternatives)
+
+
+class WitnessDoubt:
+    """`doubt_reads` with the table's places now (`places()`, read on the camera thread),
+    counting the reads doubted."""
+
+    def __init__(self, places: Callable[[], Places],
+                 threshold: float = DEFAULT_THRESHOLD) -> None:
+        if not 0.0 < threshold < 1.0:
+            raise ValueError(f"the doubt threshold must be between 0 and 1, got {threshold}")
+        self.places = places
+        self.threshold = threshold
+        self.doubted = 0  # reads doubted so far (read by other threads: a plain int)
+
+    def __call__(self, reads: Sequence[Detection]
+                 ) -> tuple[list[Detection], list[Detection]]:
+        if not any(read.alternatives for read in reads):
+            return list(reads), []
+        kept, doubted = doubt_reads(reads, self.places(), self.threshold)
+        self.doubted += len(doubted)
+        return kept, doubted
