@@ -49,6 +49,7 @@ class _Candidate:
     seen_now: bool = True
     sum_x: float = 0.0
     sum_y: float = 0.0
+    missed: int = 0  # frames in a row it was not read in, since it was last read
 
     def mean(self) -> tuple[float, float]:
         return self.sum_x / self.frames, self.sum_y / self.frames
@@ -68,6 +69,7 @@ class CardTracker:
     stable_frames: int = 3
     clear_frames: int = 5
     place_tolerance_px: float = 12.0
+    max_missed: int = 0
     _candidates: list[_Candidate] = field(default_factory=list)
     _placed: list[_Placed] = field(default_factory=list)
     _empty_frames: int = 0
@@ -77,6 +79,8 @@ class CardTracker:
             raise ValueError("stable_frames must be at least 2: one frame is never stable")
         if self.clear_frames < 1:
             raise ValueError("clear_frames must be at least 1")
+        if self.max_missed < 0:
+            raise ValueError("max_missed must be 0 or more")
         if self.place_tolerance_px <= 0:
             raise ValueError("place_tolerance_px must be positive")
 
@@ -121,12 +125,18 @@ class CardTracker:
             elif not known.seen_now:
                 known.frames += 1
                 known.seen_now = True
+                known.missed = 0
                 known.sum_x += det.x
                 known.sum_y += det.y
-        # A candidate not seen in this frame, or one that moved, starts over.
-        self._candidates = [c for c in self._candidates if c.seen_now]
-        stable = [c for c in self._candidates if c.frames >= self.stable_frames]
-        self._candidates = [c for c in self._candidates if c.frames < self.stable_frames]
+        # A candidate not read in more than `max_missed` frames in a row, or one that
+        # moved, starts over.
+        for cand in self._candidates:
+            cand.missed = 0 if cand.seen_now else cand.missed + 1
+        self._candidates = [c for c in self._candidates if c.missed <= self.max_missed]
+        stable = [c for c in self._candidates
+                  if c.seen_now and c.frames >= self.stable_frames]
+        self._candidates = [c for c in self._candidates
+                            if not (c.seen_now and c.frames >= self.stable_frames)]
         moves = self._pair_moves(stable)
         events: list[TrackerEvent] = []
         for cand in stable:

@@ -103,3 +103,26 @@ def test_a_pushed_card_pairs_with_its_nearest_settled_read() -> None:
     assert len(feed(tracker, [[det("9S", 100, 100), det("9S", 400, 100)]] * 2)) == 2
     assert feed(tracker, [[det("9S", 430, 110), det("9S", 130, 110)]] * 2) == []
     assert sorted(p.x for p in tracker.placed) == [130, 430]
+
+
+def test_a_card_unread_in_a_frame_starts_over_unless_a_miss_is_allowed() -> None:
+    other = det("2C", 400, 400)  # another card on the felt: the frames are not empty
+    gappy = [[det("8D", 100, 100), other], [other], [det("8D", 100, 100), other],
+             [det("8D", 101, 100), other], [other], [det("8D", 100, 101), other]]
+    strict = feed(CardTracker(stable_frames=3), gappy)
+    assert [e.card for e in strict if isinstance(e, CardPlaced)] == ["2C"]
+    # One frame missed at a time is forgiven: 8D is placed at its third read (frame 4).
+    lenient = CardTracker(stable_frames=3, max_missed=1)
+    events = [lenient.update(frame) for frame in gappy]
+    assert [[e.card for e in found if isinstance(e, CardPlaced)] for found in events] == [
+        [], [], ["2C"], ["8D"], [], []]
+    # Two frames missed in a row are not.
+    twice = [[det("8D", 100, 100), other], [other], [other], [det("8D", 100, 100), other],
+             [det("8D", 100, 100), other]]
+    assert [e.card for e in feed(CardTracker(stable_frames=3, max_missed=1), twice)
+            if isinstance(e, CardPlaced)] == ["2C"]
+
+
+def test_a_negative_miss_allowance_is_refused() -> None:
+    with pytest.raises(ValueError, match="max_missed"):
+        CardTracker(max_missed=-1)
