@@ -8,12 +8,17 @@ import select
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
 import pytest
 
+from journal import Journal
+from table.machine import Table
+from table.profiles import load_profile
+from tablectl.service import TableService
 from tablectl.watchers import Wakeup, Watchers
 
 
@@ -141,3 +146,21 @@ def signal_when(process: subprocess.Popen[str], ready: Callable[[list[str]], obj
     output.join(10)
     return subprocess.CompletedProcess(process.args, process.returncode,
                                        "".join(output.lines), process.stderr.read())
+
+
+@contextmanager
+def running_service(folder: Path, on_change: Callable[[], None]) -> Iterator[TableService]:
+    """A casinos-austria table service on its loop thread, journaled in `folder`;
+    `on_change` is called after each batch the loop applied."""
+    journal = Journal(folder / "journal.db", profile="casinos-austria")
+    service = TableService(Table(load_profile("casinos-austria")), journal)
+    service.on_change(on_change)
+    loop = threading.Thread(target=service.run, name="table-loop", daemon=True)
+    loop.start()
+    try:
+        yield service
+    finally:
+        service.stop()
+        service.wait_stopped(5.0)
+        loop.join(5.0)
+        journal.close()

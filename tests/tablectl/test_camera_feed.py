@@ -17,13 +17,10 @@ import numpy as np
 import pytest
 from hwsim.camera.felt import Felt, FeltCamera
 
-from journal import Journal
-from table.machine import Table
-from table.profiles import load_profile
 from tablectl.camera_feed import CameraFeed, fusion_poster, start_camera
 from tablectl.fusion import CardFusion
 from tablectl.service import TableService
-from tests.tablectl.helpers import Signal
+from tests.tablectl.helpers import Signal, running_service
 from vision.layout import Layout, layout_from_dict, save_layout
 from vision.recognizer import Recognizer
 from vision.tracker import CardPlaced
@@ -230,16 +227,8 @@ CHANGED = Signal()
 
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[TableService]:
-    journal = Journal(tmp_path / "journal.db", profile="casinos-austria")
-    service = TableService(Table(load_profile("casinos-austria")), journal)
-    service.on_change(CHANGED.notify)
-    loop = threading.Thread(target=service.run, name="table-loop", daemon=True)
-    loop.start()
-    yield service
-    service.stop()
-    service.wait_stopped(5.0)
-    loop.join(5.0)
-    journal.close()
+    with running_service(tmp_path, CHANGED.notify) as running:
+        yield running
 
 
 def test_the_feed_checks_the_shoe_through_the_fusion(service: TableService,

@@ -3,7 +3,6 @@ unknown corner, not a card the shoe never dealt (docs/fusion.md, "The witness's 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -13,15 +12,12 @@ import cv2
 import numpy as np
 import pytest
 
-from journal import Journal
-from table.machine import Table
-from table.profiles import load_profile
 from tablectl.camera_feed import CameraFeed, fusion_poster, start_camera
 from tablectl.fusion import CardFusion
 from tablectl.house_deck_learning import shoe_places
 from tablectl.service import TableService
 from tablectl.witness_doubt import SHOE_CARD_POSSIBLE, UNKNOWN, WitnessDoubt, doubt_reads
-from tests.tablectl.helpers import Signal
+from tests.tablectl.helpers import Signal, running_service
 from vision.detection import Detection
 from vision.layout import Layout
 
@@ -97,16 +93,8 @@ CHANGED = Signal()
 
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[TableService]:
-    journal = Journal(tmp_path / "journal.db", profile="casinos-austria")
-    service = TableService(Table(load_profile("casinos-austria")), journal)
-    service.on_change(CHANGED.notify)
-    loop = threading.Thread(target=service.run, name="table-loop", daemon=True)
-    loop.start()
-    yield service
-    service.stop()
-    service.wait_stopped(5.0)
-    loop.join(5.0)
-    journal.close()
+    with running_service(tmp_path, CHANGED.notify) as running:
+        yield running
 
 
 class StillSource:
@@ -206,3 +194,38 @@ def test_start_camera_doubts_only_beside_a_shoe(tmp_path: Path, service: TableSe
             assert feed.doubt.threshold == threshold
     finally:
         assert feed.stop()
+
+
+def test_a_doubted_read_reaches_the_deck_learning_as_an_unknown_corner(
+        service: TableService, layout: Layout) -> None:
+    """Elimination learns a corner the networks misread from the unknown corners."""
+
+    class Learning:
+        def __init__(self) -> None:
+            self.unknown: list[Detection] = []
+            self.reads: list[Detection] = []
+
+        def after_frame(self, frame: Any, reads: Any, unknown: Any) -> None:
+            self.reads, self.unknown = list(reads), list(unknown)
+
+    class Recognizer(MisreadingRecognizer):
+        def detect_all(self, frame: Any, layout: Any = None
+                       ) -> tuple[list[Detection], list[Detection]]:
+            return self.detect(frame, layout), []
+
+    _deal(service)
+    learning = Learning()
+    fusion = CardFusion("shoe+camera", grace_frames=3)
+    post, on_frame = fusion_poster(service, fusion)
+    feed = CameraFeed(StillSource(), Recognizer(0.05), layout, post, fps=50.0,
+                      on_frame=on_frame)
+    feed.doubt = WitnessDoubt(lambda: shoe_places(service.snapshot.view, fusion.matched))
+    feed.learning = learning  # type: ignore[assignment]
+    feed.start()
+    try:
+        CHANGED.wait_until(lambda: feed.stats().frames >= 3, "three frames", WAIT_S)
+    finally:
+        assert feed.stop()
+    assert [(d.card, d.reason, d.x) for d in learning.unknown] == [
+        (UNKNOWN, SHOE_CARD_POSSIBLE, 330.0)]
+    assert "6D" not in [d.card for d in learning.reads]
