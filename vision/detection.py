@@ -35,4 +35,6 @@ class Detection:
         }
         if self.reason is not None:
             doc["reason"] = self.reason
+        if self.alternatives:
+            doc["alternatives"] = [[card, round(p, 3)] for card, p in self.alternatives]
         return doc

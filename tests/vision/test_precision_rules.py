@@ -210,3 +210,7 @@ def test_only_an_unknown_corner_carries_a_reason_in_json() -> None:
     unknown = Detection(UNKNOWN_CARD, 10.0, 20.0, 0.3, "box1", UNSURE).to_json()
     assert set(read) == {"card", "x", "y", "box", "confidence"}
     assert unknown["reason"] == "unsure" and unknown["card"] == "??"
+    doubtful = Detection("6D", 10.0, 20.0, 0.7, "box1", None,
+                         (("9D", 0.21234), ("8D", 0.0014))).to_json()
+    assert doubtful["alternatives"] == [["9D", 0.212], ["8D", 0.001]]
+    assert "alternatives" not in read

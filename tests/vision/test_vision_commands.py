@@ -37,7 +37,9 @@ def test_detect_json_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         assert doc["image"] == str(image)
         assert {c["card"] for c in doc["cards"]} == visible
         for card in doc["cards"]:
-            assert set(card) == {"card", "x", "y", "box", "confidence"}
+            assert set(card) - {"alternatives"} == {"card", "x", "y", "box", "confidence"}
+            for other, chance in card.get("alternatives", []):
+                assert other != card["card"] and 0.001 <= chance < 1.0
             assert isinstance(card["x"], float) and isinstance(card["y"], float)
             assert 0 <= card["x"] < 1280 and 0 <= card["y"] < 720
             assert card["box"] in {"box1", "box2", "dealer"}
