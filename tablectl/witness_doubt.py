@@ -15,10 +15,13 @@ in docs/vision.md, "The witness's doubt").
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from vision.detection import Detection
+
+log = logging.getLogger(__name__)
 
 UNKNOWN = "??"
 SHOE_CARD_POSSIBLE = "shoe's card possible"
@@ -64,6 +67,11 @@ class WitnessDoubt:
                  ) -> tuple[list[Detection], list[Detection]]:
         if not any(read.alternatives for read in reads):
             return list(reads), []
-        kept, doubted = doubt_reads(reads, self.places(), self.threshold)
+        try:
+            places = self.places()
+        except Exception:  # the reads then stand: a frame is never lost to the doubt
+            log.exception("camera: the table's places could not be read; no read doubted")
+            return list(reads), []
+        kept, doubted = doubt_reads(reads, places, self.threshold)
         self.doubted += len(doubted)
         return kept, doubted

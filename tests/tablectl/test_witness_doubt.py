@@ -86,6 +86,16 @@ def test_reads_without_alternatives_never_ask_for_the_places() -> None:
     assert [d.card for d in kept] == ["9S", "6C"] and doubted == []
 
 
+def test_places_that_cannot_be_read_leave_the_reads_standing(
+        caplog: pytest.LogCaptureFixture) -> None:
+    def places() -> Any:
+        raise RuntimeError("no snapshot yet")
+
+    reads = [read("6D", "box1", ("7D", 0.5))]
+    assert WitnessDoubt(places)(reads) == (reads, [])
+    assert "no read doubted" in caplog.text
+
+
 # -- on the table --------------------------------------------------------------------------
 
 CHANGED = Signal()
