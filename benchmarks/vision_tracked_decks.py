@@ -104,9 +104,9 @@ def _judge(card: str, x: float, y: float, filmed: Filmed) -> str | None:
     return best
 
 
-def score(filmed: Filmed, recognizer: Any, max_missed: int = 0) -> Tally:
+def score(filmed: Filmed, recognizer: Any, max_missed: int | None = None) -> Tally:
     tally = Tally(visible=len(filmed.corners))
-    tracker = CardTracker(max_missed=max_missed)
+    tracker = CardTracker() if max_missed is None else CardTracker(max_missed=max_missed)
     placed: list[CardPlaced] = []
     for number, frame in enumerate(filmed.frames):
         detections = recognizer.detect(frame)
@@ -157,13 +157,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--n-per-deck", type=int, default=10)
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--frames", type=int, default=10, help="frames filmed of each scene")
-    parser.add_argument("--max-missed", type=int, default=0,
-                        help="the tracker's max_missed (frames a card may go unread "
-                             "before it starts over)")
+    parser.add_argument("--max-missed", type=int, default=None,
+                        help="the tracker's max_missed (frames in a row a card may go "
+                             "unread between its reads; default: the daemon's)")
     parser.add_argument("--decks", nargs="+", default=list(HELD_OUT_DECKS),
                         help="decks of the corpus (default: the held-out decks), or "
                              "font-drawn decks of $TABLECTL_FONT_DECKS")
     args = parser.parse_args(argv)
+    if args.max_missed is None:
+        args.max_missed = CardTracker().max_missed
     if args.n_per_deck < 1 or args.frames < 3:
         parser.error("--n-per-deck must be 1 or more and --frames 3 or more")
     from hwsim.camera.artwork import FONT_DECK_PREFIXES, corpus_folder

@@ -2,9 +2,11 @@
 
 - `CardPlaced` once a card has been read at the same place (within
   `place_tolerance_px` of where it was first seen) in `stable_frames`
-  consecutive frames, at the mean of those reads; a card seen in
-  fewer frames (a glint, a card in the dealer's hand passing by) or still
-  moving produces nothing.
+  frames, at the mean of those reads, missing at most `max_missed` frames in
+  a row in between (a frame where the corner is unsure); a frame that reads
+  another card at that place starts it over. A card seen in fewer frames (a
+  glint, a card in the dealer's hand passing by) or still moving produces
+  nothing.
 - A placed card that disappears for a while (a hand over it) and comes back
   is not placed again; one that slides to a new place and settles there is the
   same card (no new event) as long as it is not also still seen at its old place.
@@ -69,7 +71,7 @@ class CardTracker:
     stable_frames: int = 3
     clear_frames: int = 5
     place_tolerance_px: float = 12.0
-    max_missed: int = 0
+    max_missed: int = 1
     _candidates: list[_Candidate] = field(default_factory=list)
     _placed: list[_Placed] = field(default_factory=list)
     _empty_frames: int = 0
@@ -103,7 +105,7 @@ class CardTracker:
                 match.seen_now = True
             else:
                 remaining.append(det)
-        return self._advance_candidates(remaining)
+        return self._advance_candidates(remaining, detections)
 
     def _empty_frame(self) -> list[TrackerEvent]:
         self._candidates.clear()
@@ -114,7 +116,9 @@ class CardTracker:
             return [Cleared(swept)]
         return []
 
-    def _advance_candidates(self, detections: Sequence[Detection]) -> list[TrackerEvent]:
+    def _advance_candidates(self, detections: Sequence[Detection],
+                            frame: Sequence[Detection]) -> list[TrackerEvent]:
+        """`detections`: the frame's reads of no placed card; `frame`: all its reads."""
         for cand in self._candidates:
             cand.seen_now = False
         for det in detections:
@@ -128,10 +132,15 @@ class CardTracker:
                 known.missed = 0
                 known.sum_x += det.x
                 known.sum_y += det.y
-        # A candidate not read in more than `max_missed` frames in a row, or one that
-        # moved, starts over.
+        # A candidate not read in more than `max_missed` frames in a row, read as another
+        # card in a frame, or one that moved, starts over.
         for cand in self._candidates:
-            cand.missed = 0 if cand.seen_now else cand.missed + 1
+            if cand.seen_now:
+                cand.missed = 0
+            elif self._contested(cand, frame):
+                cand.missed = self.max_missed + 1
+            else:
+                cand.missed += 1
         self._candidates = [c for c in self._candidates if c.missed <= self.max_missed]
         stable = [c for c in self._candidates
                   if c.seen_now and c.frames >= self.stable_frames]
@@ -148,6 +157,12 @@ class CardTracker:
             self._placed.append(_Placed(cand.card, x, y, cand.box))
             events.append(CardPlaced(cand.card, cand.box, x, y))
         return events
+
+    def _contested(self, cand: _Candidate, frame: Sequence[Detection]) -> bool:
+        """Whether another card is read where the candidate lies."""
+        return any(det.card != cand.card
+                   and math.hypot(cand.x - det.x, cand.y - det.y) <= self.place_tolerance_px
+                   for det in frame)
 
     def _pair_moves(self, stable: Sequence[_Candidate]) -> dict[int, _Placed]:
         """Which settled candidates are placed cards that moved: a placed card not seen in

@@ -105,22 +105,40 @@ def test_a_pushed_card_pairs_with_its_nearest_settled_read() -> None:
     assert sorted(p.x for p in tracker.placed) == [130, 430]
 
 
-def test_a_card_unread_in_a_frame_starts_over_unless_a_miss_is_allowed() -> None:
+def test_a_card_may_miss_one_frame_at_a_time_between_its_reads() -> None:
     other = det("2C", 400, 400)  # another card on the felt: the frames are not empty
     gappy = [[det("8D", 100, 100), other], [other], [det("8D", 100, 100), other],
              [det("8D", 101, 100), other], [other], [det("8D", 100, 101), other]]
-    strict = feed(CardTracker(stable_frames=3), gappy)
-    assert [e.card for e in strict if isinstance(e, CardPlaced)] == ["2C"]
-    # One frame missed at a time is forgiven: 8D is placed at its third read (frame 4).
-    lenient = CardTracker(stable_frames=3, max_missed=1)
-    events = [lenient.update(frame) for frame in gappy]
+    # One frame missed at a time is forgiven (the default): 8D is placed at its third
+    # read (frame 4), 2C at its third frame.
+    tracker = CardTracker(stable_frames=3)
+    events = [tracker.update(frame) for frame in gappy]
     assert [[e.card for e in found if isinstance(e, CardPlaced)] for found in events] == [
         [], [], ["2C"], ["8D"], [], []]
-    # Two frames missed in a row are not.
+    # With max_missed 0 a card unread in a frame starts over.
+    strict = feed(CardTracker(stable_frames=3, max_missed=0), gappy)
+    assert [e.card for e in strict if isinstance(e, CardPlaced)] == ["2C"]
+    # Two frames missed in a row are not forgiven.
     twice = [[det("8D", 100, 100), other], [other], [other], [det("8D", 100, 100), other],
              [det("8D", 100, 100), other]]
-    assert [e.card for e in feed(CardTracker(stable_frames=3, max_missed=1), twice)
+    assert [e.card for e in feed(CardTracker(stable_frames=3), twice)
             if isinstance(e, CardPlaced)] == ["2C"]
+
+
+def test_a_corner_read_as_another_card_in_between_starts_over() -> None:
+    # 6D, then 9D at the same corner, then 6D twice: the corner is contested, and 6D
+    # needs three reads after the contest (none of them placed 9D: one read).
+    frames = [[det("6D", 100, 100)], [det("9D", 101, 100)], [det("6D", 100, 100)],
+              [det("6D", 100, 100)]]
+    assert feed(CardTracker(stable_frames=3), frames) == []
+    (placed,) = feed(CardTracker(stable_frames=3),
+                     [*frames, [det("6D", 100, 100)]])
+    assert isinstance(placed, CardPlaced) and placed.card == "6D"
+    # Another card read elsewhere in the missed frame contests nothing.
+    apart = [[det("6D", 100, 100)], [det("9D", 300, 100)], [det("6D", 100, 100)],
+             [det("6D", 100, 100)]]
+    assert [e.card for e in feed(CardTracker(stable_frames=3), apart)
+            if isinstance(e, CardPlaced)] == ["6D"]
 
 
 def test_a_negative_miss_allowance_is_refused() -> None:
