@@ -49,11 +49,14 @@ class Tally:
     frame_right: int = 0
     frame_wrong: int = 0
     frame_stray: int = 0
+    hands: int = 0
+    hands_right: int = 0
+    frame_hands_right: int = 0
     confusions: Counter[tuple[str, str]] = dataclasses.field(default_factory=Counter)
 
     def add(self, other: Tally) -> None:
         for name in ("visible", "right", "wrong", "stray", "frame_right", "frame_wrong",
-                     "frame_stray"):
+                     "frame_stray", "hands", "hands_right", "frame_hands_right"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.confusions.update(other.confusions)
 
@@ -64,6 +67,8 @@ class Filmed:
     frames: list[np.ndarray]
     card_width: float
     corners: list[tuple[str, list[tuple[float, float]]]]  # card, its visible index points
+    boxes: dict[str, set[str]]  # layout area -> the visible cards in it
+    layout: Any  # vision.layout.Layout of the frames
     partly_open: list[tuple[float, float]]  # index corners 30-80% open: no read is judged there
 
 
@@ -72,6 +77,8 @@ def filmed_scenes(n: int, seed: int, designs: Sequence[str], frames: int) -> Ite
     from hwsim.camera import effects
     from hwsim.camera.dataset import random_spec, resolve_designs
     from hwsim.camera.render import render_scene
+
+    from vision.layout import layout_from_dict
 
     chosen = resolve_designs(designs)
     for i in range(n):
@@ -83,10 +90,15 @@ def filmed_scenes(n: int, seed: int, designs: Sequence[str], frames: int) -> Ite
         shots = [effects.jpeg(effects.sensor_noise(camera, scene.image,
                                                    max(spec.noise, MIN_NOISE)),
                               spec.jpeg_quality) for _ in range(frames)]
-        corners = [(t.card, [tuple(map(float, p)) for p in t.index_points])
+        corners = [(t.card, [(float(p[0]), float(p[1])) for p in t.index_points])
                    for t in scene.truth if t.index_points]
-        partly = [tuple(map(float, p)) for t in scene.truth for p in t.partial_points]
-        yield Filmed(scene.design, shots, float(scene.card_width), corners, partly)
+        partly = [(float(p[0]), float(p[1])) for t in scene.truth for p in t.partial_points]
+        boxes: dict[str, set[str]] = {}
+        for t in scene.truth:
+            if t.index_points:
+                boxes.setdefault(t.box, set()).add(t.card)
+        yield Filmed(scene.design, shots, float(scene.card_width), corners, boxes,
+                     layout_from_dict(scene.layout), partly)
 
 
 def _judge(card: str, x: float, y: float, filmed: Filmed) -> str | None:
@@ -109,8 +121,10 @@ def score(filmed: Filmed, recognizer: Any, max_missed: int | None = None) -> Tal
     tracker = CardTracker() if max_missed is None else CardTracker(max_missed=max_missed)
     placed: list[CardPlaced] = []
     for number, frame in enumerate(filmed.frames):
-        detections = recognizer.detect(frame)
+        detections = recognizer.detect(frame, filmed.layout)
         if number == 0:
+            tally.frame_hands_right = _hands_right(
+                filmed, [(d.card, d.box, d.x, d.y) for d in detections])
             for found in detections:
                 truth = _judge(found.card, found.x, found.y, filmed)
                 if truth == "":
@@ -122,6 +136,8 @@ def score(filmed: Filmed, recognizer: Any, max_missed: int | None = None) -> Tal
                 else:
                     tally.frame_wrong += 1
         placed += [e for e in tracker.update(detections) if isinstance(e, CardPlaced)]
+    tally.hands = len(filmed.boxes)
+    tally.hands_right = _hands_right(filmed, [(c.card, c.box, c.x, c.y) for c in placed])
     right: set[str] = set()
     for card in placed:
         truth = _judge(card.card, card.x, card.y, filmed)
@@ -138,6 +154,17 @@ def score(filmed: Filmed, recognizer: Any, max_missed: int | None = None) -> Tal
     return tally
 
 
+def _hands_right(filmed: Filmed, cards: Sequence[tuple[str, str | None, float, float]]
+                 ) -> int:
+    """Boxes (the dealer's area too) whose visible cards are exactly the cards read there
+    (a read at a partly open corner counts neither way)."""
+    seen: dict[str, set[str]] = {}
+    for card, box, x, y in cards:
+        if box is not None and _judge(card, x, y, filmed) != "":
+            seen.setdefault(box, set()).add(card)
+    return sum(seen.get(box, set()) == visible for box, visible in filmed.boxes.items())
+
+
 def _row(name: str, t: Tally) -> str:
     def share(part: int, whole: int) -> str:
         return f"{100 * part / whole:.2f}%" if whole else "-"
@@ -146,8 +173,9 @@ def _row(name: str, t: Tally) -> str:
     read = t.frame_right + t.frame_wrong + t.frame_stray
     return (f"| {name} | {t.visible} | {t.right} | {t.wrong} | {t.stray} | "
             f"{share(t.right, placed)} | {share(t.right, t.visible)} | "
+            f"{share(t.hands_right, t.hands)} | "
             f"{t.frame_wrong + t.frame_stray} | {share(t.frame_right, read)} | "
-            f"{share(t.frame_right, t.visible)} |")
+            f"{share(t.frame_right, t.visible)} | {share(t.frame_hands_right, t.hands)} |")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -187,9 +215,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{args.n_per_deck} scenes a deck, {args.frames} frames a scene, seed {args.seed}, "
           f"max_missed {args.max_missed}\n")
     print("| deck | visible cards | placed right | placed wrong | placed at no corner | "
-          "precision placed | recall placed | first frame: wrong or stray reads | "
-          "first frame: precision | first frame: recall |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "precision placed | recall placed | hands placed exactly | "
+          "first frame: wrong or stray reads | first frame: precision | first frame: recall | "
+          "first frame: hands exactly |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     total = Tally()
     for name in sorted(per_deck):
         print(_row(name, per_deck[name]))
