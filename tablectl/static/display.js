@@ -74,6 +74,7 @@
           (deck.missing.length && deck.missing.length <= 8 ? " (missing " + deck.missing.join(" ") + ")" : ""));
       if (deck.problem) line += " · " + deck.problem;
     }
+    if (camera.doubted) line += " · " + camera.doubted + " reads doubted (the shoe's card possible)";
     $("camera").className = "camera" + (camera.state === "ok" ? "" : " degraded");
     text($("camera-text"), line);
     $("relearn").hidden = !(deck && me && (me.role === "pit" || me.role === "admin"));

@@ -246,7 +246,7 @@ def test_the_pit_sees_the_house_deck_learnt_and_starts_it_again(
     assert exemplars > 0
 
     def camera() -> dict[str, Any]:
-        return {"role": "witness", "state": "ok", "reason": None,
+        return {"role": "witness", "state": "ok", "reason": None, "doubted": 3,
                 "house_deck": learning.status()}
 
     def relearn() -> dict[str, Any]:
@@ -260,6 +260,7 @@ def test_the_pit_sees_the_house_deck_learnt_and_starts_it_again(
         line = f"learning: 0 of 52 cards, {exemplars} exemplars"
         _wait(browser, lambda d: line in _text(d, "camera-text"), "the learning shown")
         assert "camera (witness) ok" in _text(browser, "camera-text")
+        assert "3 reads doubted (the shoe's card possible)" in _text(browser, "camera-text")
         assert not browser.find_element(By.ID, "relearn").is_displayed()
         browser.find_element(By.ID, "logout").click()
         _log_in(browser, base, PIT)
