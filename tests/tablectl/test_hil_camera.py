@@ -303,3 +303,43 @@ def test_witness_learns_the_house_deck_from_the_shoes_cards_and_the_pit_restarts
     assert seen["pit"].status == 200
     assert seen["pit"].body["house_deck"]["exemplars"] == 0
     assert seen["after"]["state"] == "learning" and seen["after"]["exemplars"] == 0
+
+
+def _court_round(*, halted: bool = False) -> dict[str, Any]:
+    """Casinos Austria, worked out by hand. Box 1 and box 2 bet 100; the shoe deals QD
+    (box 1), KH (box 2), 8C (dealer), 7S (box 1: 17), 9H (box 2: 19); both stand. The
+    dealer draws JD: 18, stands. Box 1's 17 loses -100, box 2's 19 wins +100. With
+    `halted` the camera halts the round after the JD and the pit accepts."""
+    events: list[dict[str, Any]] = [{"bet": {"box": 1, "amount": 100}},
+                                    {"bet": {"box": 2, "amount": 100}}, {"deal": {}}]
+    events += [{"card": card} for card in ("QD", "KH", "8C", "7S", "9H")]
+    events += [{"do": {"box": 1, "action": "stand"}}, {"do": {"box": 2, "action": "stand"}},
+               {"card": "JD"}]
+    if halted:
+        events.append({"resolve": "accept"})
+    return {
+        "format": "table-scenario/1", "name": "court cards", "profile": "casinos-austria",
+        "rounds": [{"events": events,
+                    "expect": {"status": "settled",
+                               "flags": ["CARD_NOT_FROM_SHOE"] if halted else [],
+                               "net": {"box1/main": -100, "box2/main": 100},
+                               "dealer": ["8C", "JD"]}}],
+    }
+
+
+def test_witness_doubts_a_misread_the_shoes_card_may_be(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On `aisleriot-neoclassical` (held out of training) the networks read the dealer's
+    JD, beside the 8C, as TD, giving JD about a third: the shoe put JD there, so the read
+    is doubted and the round settles; with the doubt off it halts the round."""
+    _real_deck("aisleriot-neoclassical", tmp_path, monkeypatch)
+    result = _play(_court_round(), tmp_path, "witness", camera_deck="aisleriot-neoclassical")
+    assert result.passed, "\n".join(result.problems())
+    assert result.camera["flags"] == {} and result.alarms == []
+    assert result.camera["doubted"] >= 3  # the JD, in every frame after it was laid
+    doc = _court_round(halted=True)
+    halted = _play(doc, tmp_path, "witness", camera_deck="aisleriot-neoclassical",
+                   camera_settings={"witness_doubt": 0})
+    assert halted.passed, "\n".join(halted.problems())
+    assert halted.alarms == [(_event_of(doc, "JD"), ("CARD_NOT_FROM_SHOE",))]
+    assert halted.camera["flags"] == {"CARD_NOT_FROM_SHOE": 1}
