@@ -125,33 +125,36 @@ def score(filmed: Filmed, recognizer: Any, max_missed: int | None = None) -> Tal
         if number == 0:
             tally.frame_hands_right = _hands_right(
                 filmed, [(d.card, d.box, d.x, d.y) for d in detections])
-            for found in detections:
-                truth = _judge(found.card, found.x, found.y, filmed)
-                if truth == "":
-                    continue
-                if truth is None:
-                    tally.frame_stray += 1
-                elif truth == found.card:
-                    tally.frame_right += 1
-                else:
-                    tally.frame_wrong += 1
+            for verdict, _, _ in _verdicts(filmed, [(d.card, d.x, d.y) for d in detections]):
+                setattr(tally, f"frame_{verdict}", getattr(tally, f"frame_{verdict}") + 1)
         placed += [e for e in tracker.update(detections) if isinstance(e, CardPlaced)]
     tally.hands = len(filmed.boxes)
     tally.hands_right = _hands_right(filmed, [(c.card, c.box, c.x, c.y) for c in placed])
-    right: set[str] = set()
-    for card in placed:
-        truth = _judge(card.card, card.x, card.y, filmed)
-        if truth == "":
-            continue
-        if truth is None:
-            tally.stray += 1
-        elif truth == card.card and truth not in right:
-            right.add(truth)
-            tally.right += 1
-        elif truth != card.card:
-            tally.wrong += 1
-            tally.confusions[truth, card.card] += 1
+    for verdict, truth, card in _verdicts(filmed, [(c.card, c.x, c.y) for c in placed],
+                                          once=True):
+        setattr(tally, verdict, getattr(tally, verdict) + 1)
+        if verdict == "wrong":
+            tally.confusions[truth, card] += 1
     return tally
+
+
+def _verdicts(filmed: Filmed, cards: Sequence[tuple[str, float, float]], once: bool = False
+              ) -> list[tuple[str, str, str]]:
+    """(verdict, the card truly there, the card read) of each card read at (x, y):
+    "right", "wrong" or "stray" (at no visible corner). Reads at partly open corners
+    are left out, and with `once` a card placed right a second time."""
+    found: list[tuple[str, str, str]] = []
+    right: set[str] = set()
+    for card, x, y in cards:
+        truth = _judge(card, x, y, filmed)
+        if truth is None:
+            found.append(("stray", "", card))
+        elif truth and truth != card:
+            found.append(("wrong", truth, card))
+        elif truth and not (once and truth in right):
+            right.add(truth)
+            found.append(("right", truth, card))
+    return found
 
 
 def _hands_right(filmed: Filmed, cards: Sequence[tuple[str, str | None, float, float]]
