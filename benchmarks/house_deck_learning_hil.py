@@ -16,6 +16,11 @@ camera raised (each a misread that halted the round: every card here lies
 where the shoe put it), how far the deck is learnt, and when it came into use.
 The flags per 100 cards before and after that are the measure. The deck must
 be in the corpus (`tools/render_deck_corpus.py`, or `$TABLECTL_DECK_CORPUS`).
+
+`--witness-doubt P` sets `[camera] witness_doubt` (docs/fusion.md; 0: off), and
+the reads doubted are printed. `--foreign-every N` lays a card the shoe did not
+deal in place of every Nth card and prints how many of those the camera flagged
+within the frames waited after laying it (the price of the doubt).
 """
 
 from __future__ import annotations
