@@ -62,6 +62,7 @@ class WitnessDoubt:
         self.places = places
         self.threshold = threshold
         self.doubted = 0  # reads doubted so far (read by other threads: a plain int)
+        self.failures = 0  # frames whose places could not be read
 
     def __call__(self, reads: Sequence[Detection]
                  ) -> tuple[list[Detection], list[Detection]]:
@@ -70,7 +71,10 @@ class WitnessDoubt:
         try:
             places = self.places()
         except Exception:  # the reads then stand: a frame is never lost to the doubt
-            log.exception("camera: the table's places could not be read; no read doubted")
+            self.failures += 1
+            if self.failures & (self.failures - 1) == 0:  # the 1st, 2nd, 4th, 8th...
+                log.exception("camera: the table's places could not be read (%d times); "
+                              "no read doubted", self.failures)
             return list(reads), []
         kept, doubted = doubt_reads(reads, places, self.threshold)
         self.doubted += len(doubted)
