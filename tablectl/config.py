@@ -51,6 +51,10 @@ class ShoeConfig:
     baudrate: int = 115_200
 
 
+# `[camera] witness_doubt` unless set (tablectl.witness_doubt).
+DEFAULT_WITNESS_DOUBT = 0.02
+
+
 @dataclass(frozen=True)
 class CameraConfig:
     source: str | int
@@ -67,7 +71,7 @@ class CameraConfig:
     # Beside a shoe: a read is taken as unknown, not as a card the shoe did not deal, when
     # the networks give a card the shoe put in that place at least this probability
     # (`tablectl.witness_doubt`); 0: every read stands.
-    witness_doubt: float = 0.02
+    witness_doubt: float = DEFAULT_WITNESS_DOUBT
 
 
 @dataclass(frozen=True)
@@ -217,7 +221,7 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
                                         "the path of a deck enrolled by tablectl vision enroll")
         learn = camera_section.get("learn_house_deck", False, lambda v: isinstance(v, bool),
                                    "true or false")
-        doubt = camera_section.get("witness_doubt", 0.02,
+        doubt = camera_section.get("witness_doubt", DEFAULT_WITNESS_DOUBT,
                                    lambda v: _number_or_zero(v) and v < 1,
                                    "a probability from 0 (off) to under 1")
         camera_section.finish()

@@ -19,13 +19,13 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from tablectl.config import DEFAULT_WITNESS_DOUBT
 from vision.detection import Detection
+from vision.reads import UNKNOWN_CARD as UNKNOWN
 
 log = logging.getLogger(__name__)
 
-UNKNOWN = "??"
 SHOE_CARD_POSSIBLE = "shoe's card possible"
-DEFAULT_THRESHOLD = 0.02
 
 # Per layout area ("box3", "dealer"): (the shoe's cards there, those the camera has not
 # read there yet), as `tablectl.house_deck_learning.shoe_places` gives them.
@@ -56,7 +56,7 @@ class WitnessDoubt:
     counting the reads doubted."""
 
     def __init__(self, places: Callable[[], Places],
-                 threshold: float = DEFAULT_THRESHOLD) -> None:
+                 threshold: float = DEFAULT_WITNESS_DOUBT) -> None:
         if not 0.0 < threshold < 1.0:
             raise ValueError(f"the doubt threshold must be between 0 and 1, got {threshold}")
         self.places = places
