@@ -21,6 +21,9 @@ be in the corpus (`tools/render_deck_corpus.py`, or `$TABLECTL_DECK_CORPUS`).
 the reads doubted are printed. `--foreign-every N` lays a card the shoe did not
 deal in place of every Nth card and prints how many of those the camera flagged
 within the frames waited after laying it (the price of the doubt).
+`--no-look-alikes` leaves the misreads learnt from play out of the doubt
+(`tablectl.look_alikes`), for the flags to compare with; the look-alikes
+learnt are printed at the end.
 """
 
 from __future__ import annotations
@@ -156,6 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--foreign-every", type=int, default=0, metavar="N",
                         help="lay a card the shoe did not deal in place of every Nth card, "
                              "and count how many the camera flags")
+    parser.add_argument("--no-look-alikes", action="store_true",
+                        help="the witness's doubt without the misreads learnt from play")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.every < 1 or args.foreign_every < 0:
         parser.error("--rounds and --every must be 1 or more, --foreign-every 0 or more")
@@ -180,6 +185,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             dealer = VirtualDealer(rules, running.link, shoe, seed=args.seed)
             feed = running.daemon.camera
             assert feed.fusion is not None
+            if args.no_look_alikes and feed.doubt is not None:
+                feed.doubt.look_alikes = None
             print(f"{args.deck}: {args.rounds} rounds of {PROFILE}, seven boxes, seed "
                   f"{args.seed}; cards {FELT_CARD_WIDTH} px wide")
             started = time.monotonic()
@@ -198,6 +205,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"put nowhere {shoe.not_laid}; frame p50 "
                   f"{feed.stats().detect_ms_p50 or 0:.0f} ms; reads doubted "
                   f"{feed.stats().doubted}")
+            if feed.learning is not None:
+                print("look-alikes learnt: "
+                      f"{', '.join(feed.learning.look_alikes.described()) or 'none'}"
+                      f"{' (not used)' if args.no_look_alikes else ''}")
             if shoe.foreign:
                 print(f"foreign cards laid {shoe.foreign}, flagged {shoe.foreign_flagged} "
                       f"({100 * shoe.foreign_flagged / shoe.foreign:.1f}%)")

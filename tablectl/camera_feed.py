@@ -393,14 +393,17 @@ def start_camera(config: Any, service: TableService, *, with_shoe: bool,
     def places() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
         return shoe_places(service.snapshot.view, fusion.matched)
 
-    doubt = float(getattr(camera, "witness_doubt", 0.0))
-    if with_shoe and doubt > 0:
-        from tablectl.witness_doubt import WitnessDoubt
-
-        feed.doubt = WitnessDoubt(places, doubt)
     if learn:
         from tablectl.house_deck_learning import HouseDeckLearning
 
         feed.learning = HouseDeckLearning(recognizer, camera.house_deck, places=places)
         fusion.on_match = feed.learning.confirm
+    doubt = float(getattr(camera, "witness_doubt", 0.0))
+    if with_shoe and doubt > 0:
+        from tablectl.witness_doubt import WitnessDoubt
+
+        learning = feed.learning
+        feed.doubt = WitnessDoubt(
+            places, doubt,
+            look_alikes=None if learning is None else lambda: learning.look_alikes.pairs())
     return feed.start()

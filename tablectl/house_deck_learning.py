@@ -14,7 +14,11 @@ by two sources that agree; the camera thread learns from them:
   there and one corner alone in that place is a stray (unknown, or read as a
   card the shoe dealt nowhere this round) in `STEADY_FRAMES` frames in a row,
   that corner is learnt as that card once. This is how a card the networks
-  always misread gets learnt; without it such a deck never completes.
+  always misread gets learnt; without it such a deck never completes. Where the
+  stray was read as a card, that misread is a sighting of a look-alike
+  (`tablectl.look_alikes`), which the witness's doubt then takes as unknown; so
+  is a stray in a box whose cards are all read, held as long, that is a misread
+  view of one of them (`tablectl.look_alikes.misread_views`).
 - Once every card of the deck has `MIN_EXEMPLARS`, the deck is written to
   `[camera] house_deck` (a temporary file renamed over it, so a crash or a full
   disk never leaves half a deck) and the recognizer reads by it from the next
@@ -53,6 +57,8 @@ if TYPE_CHECKING:
     from vision.house_deck import HouseDeck
     from vision.recognizer import Recognizer
 
+from tablectl.look_alikes import LookAlikeError, LookAlikes, misread_views
+
 log = logging.getLogger(__name__)
 
 # How near (pixels, in a 1280-wide frame) the networks' read must lie to the confirmed
@@ -62,6 +68,7 @@ REFERENCE_WIDTH = 1280
 TRIES = 3  # frames a confirmed corner is looked for before it is let go
 STEADY_FRAMES = 5  # frames in a row (half a second at 10 fps) a corner is named by elimination
 DONE_KEPT = 512  # corners learnt by elimination remembered, not to learn them twice
+VIEW_OF = ">"  # "3C>6C": a view of 3C misread as 6C, followed as corners named are
 
 # A place ("box3", "dealer") -> (the cards the shoe dealt there, those of them the
 # camera has not read there).
@@ -142,6 +149,7 @@ class HouseDeckLearning:
         self._fresh = 0  # exemplars learnt since the deck in use was made
         self._error: str | None = None
         self._origin: str | None = None  # where the deck in use came from
+        self.look_alikes = LookAlikes()
         self.recognizer.house_deck = None
         if self.path.exists():
             try:
@@ -153,6 +161,12 @@ class HouseDeckLearning:
             except (HouseDeckError, OSError) as error:
                 self._error = f"the saved deck cannot be used ({error}); learning a new one"
                 log.warning("camera: %s", self._error)
+        if self.recognizer.house_deck is not None:
+            try:
+                self.look_alikes = LookAlikes.from_json(
+                    self.recognizer.house_deck.extra.get("look_alikes", []))
+            except LookAlikeError as error:  # the deck itself is sound: keep it
+                log.warning("camera: %s: %s; they are learnt again", self.path, error)
 
     # -- the loop thread -----------------------------------------------------------------
 
@@ -214,9 +228,29 @@ class HouseDeckLearning:
 
         assert self.places is not None
         found = [(d.card, d.x, d.y, d.box) for d in [*reads, *unknown]]
-        named = eliminated_corners(self.places(), found)
+        places = self.places()
+        named = eliminated_corners(places, found)
+        # A misread view of a card read already: a sighting only, never an exemplar.
+        views = [(f"{card}{VIEW_OF}{read_as}", x, y)
+                 for card, read_as, x, y in misread_views(places, found)]
         with self._lock:  # restart() clears what was seen, from another thread
-            return self._steady_for(named, radius)
+            ready = self._steady_for(named + views, radius)
+            look_alikes = self.look_alikes
+        corners = []
+        for key, x, y in ready:
+            if VIEW_OF in key:
+                card, read_as = key.split(VIEW_OF)
+            else:
+                card = key
+                corners.append((card, x, y))
+                read_as = next((d.card for d in reads if d.x == x and d.y == y), "")
+            if look_alikes.record(card, read_as, _hand_of(places, card)):
+                log.info("camera: %s has been read as %s twice here; such a read where "
+                         "the shoe put %s is taken as unknown from now on",
+                         card, read_as, card)
+                with self._lock:
+                    self._saved = False  # the file keeps the look-alikes too
+        return corners
 
     def _steady_for(self, named: list[Corner], radius: float) -> list[Corner]:
         """The corners of `named` seen in `STEADY_FRAMES` frames in a row, not learnt."""
@@ -256,6 +290,7 @@ class HouseDeckLearning:
         now = self.clock()
         if now < self._next_save_at:
             return
+        deck.extra["look_alikes"] = self.look_alikes.to_json()
         try:
             deck.save(self.path)
         except OSError as error:
@@ -291,6 +326,7 @@ class HouseDeckLearning:
             self._fresh = 0
             self._next_save_at = 0.0
             self._error = None
+            self.look_alikes = LookAlikes()
         log.info("camera: learning the house deck afresh; the networks read alone until "
                  "every card is learnt")
 
@@ -307,10 +343,20 @@ class HouseDeckLearning:
                 "exemplars": sum(counts.values()),
                 "exemplars_per_card": {card: n for card, n in counts.items() if n},
                 "missing": missing,
+                "look_alikes": self.look_alikes.described(),
                 "path": str(self.path),
                 "saved": self._saved or self._origin == "file",
                 "problem": self._error,
             }
+
+
+def _hand_of(places: Places, card: str) -> tuple[str, str] | None:
+    """The hand `card` was dealt to: its place and that place's first card (which tells
+    the hands of one place in a shoe apart); None where the shoe put it nowhere now."""
+    for place, (dealt, _) in places.items():
+        if card in dealt:
+            return place, next(iter(dealt))
+    return None
 
 
 def _near(corner: Corner, card: str, x: float, y: float, radius: float) -> bool:

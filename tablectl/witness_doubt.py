@@ -11,12 +11,16 @@ the shoe did put there keeps at least `threshold` of the networks' probability
 by the camera, as with any corner it cannot read. The price: a card switched for
 one the networks cannot tell from it on this design passes unflagged (measured
 in docs/vision.md, "The witness's doubt").
+
+Where the daemon learns its house deck, the misreads it has seen on this table
+(`tablectl.look_alikes`) are doubted too, however sure the networks are: a read
+of the card the shoe's card there has been seen misread as.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 
 from tablectl.config import DEFAULT_WITNESS_DOUBT
@@ -32,14 +36,20 @@ SHOE_CARD_POSSIBLE = "shoe's card possible"
 Places = Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]
 
 
-def doubt_reads(reads: Sequence[Detection], places: Places, threshold: float
+# (card, what the camera has been seen to read it as) on this table's deck.
+LookAlikePairs = Collection[tuple[str, str]]
+
+
+def doubt_reads(reads: Sequence[Detection], places: Places, threshold: float,
+                look_alikes: LookAlikePairs = frozenset()
                 ) -> tuple[list[Detection], list[Detection]]:
     """(the reads kept, the reads doubted, now unknown corners) of one frame."""
     kept: list[Detection] = []
     doubted: list[Detection] = []
     for read in reads:
         dealt = places.get(read.box or "", ((), ()))[0]
-        if read.card in dealt or not _possible(read, dealt, threshold):
+        if read.card in dealt or not (_possible(read, dealt, threshold)
+                                      or _look_alike(read, dealt, look_alikes)):
             kept.append(read)
         else:
             doubted.append(replace(read, card=UNKNOWN, reason=SHOE_CARD_POSSIBLE))
@@ -51,22 +61,31 @@ def _possible(read: Detection, dealt: Sequence[str], threshold: float) -> bool:
     return any(card in dealt and p >= threshold for card, p in read.alternatives)
 
 
+def _look_alike(read: Detection, dealt: Sequence[str], look_alikes: LookAlikePairs) -> bool:
+    """Whether a card of `dealt` has been seen misread as the card read."""
+    return bool(look_alikes) and any((card, read.card) in look_alikes for card in dealt)
+
+
 class WitnessDoubt:
     """`doubt_reads` with the table's places now (`places()`, read on the camera thread),
     counting the reads doubted."""
 
     def __init__(self, places: Callable[[], Places],
-                 threshold: float = DEFAULT_WITNESS_DOUBT) -> None:
+                 threshold: float = DEFAULT_WITNESS_DOUBT,
+                 look_alikes: Callable[[], LookAlikePairs] | None = None) -> None:
+        """`look_alikes`: the misreads seen on this table now (`LookAlikes.pairs`)."""
         if not 0.0 < threshold < 1.0:
             raise ValueError(f"the doubt threshold must be between 0 and 1, got {threshold}")
         self.places = places
         self.threshold = threshold
+        self.look_alikes = look_alikes
         self.doubted = 0  # reads doubted so far (read by other threads: a plain int)
         self.failures = 0  # frames whose places could not be read
 
     def __call__(self, reads: Sequence[Detection]
                  ) -> tuple[list[Detection], list[Detection]]:
-        if not any(read.alternatives for read in reads):
+        pairs = self.look_alikes() if self.look_alikes is not None else frozenset()
+        if not pairs and not any(read.alternatives for read in reads):
             return list(reads), []
         try:
             places = self.places()
@@ -76,6 +95,6 @@ class WitnessDoubt:
                 log.exception("camera: the table's places could not be read (%d times); "
                               "no read doubted", self.failures)
             return list(reads), []
-        kept, doubted = doubt_reads(reads, places, self.threshold)
+        kept, doubted = doubt_reads(reads, places, self.threshold, pairs)
         self.doubted += len(doubted)
         return kept, doubted

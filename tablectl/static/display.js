@@ -73,6 +73,8 @@
         : "learning: " + deck.cards_learnt + " of " + deck.cards + " cards, " + deck.exemplars + " exemplars" +
           (deck.missing.length && deck.missing.length <= 8 ? " (missing " + deck.missing.join(" ") + ")" : ""));
       if (deck.problem) line += " · " + deck.problem;
+      if (deck.look_alikes && deck.look_alikes.length)
+        line += " · not witnessed (seen misread here): " + deck.look_alikes.join(", ");
     }
     if (camera.doubted) line += " · " + camera.doubted + " reads doubted (the shoe's card possible)";
     $("camera").className = "camera" + (camera.state === "ok" ? "" : " degraded");

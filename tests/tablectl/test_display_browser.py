@@ -244,6 +244,8 @@ def test_the_pit_sees_the_house_deck_learnt_and_starts_it_again(
     learning.after_frame(scene.image, recognizer.detect(scene.image))
     exemplars = learning.status()["exemplars"]
     assert exemplars > 0
+    for _ in range(2):
+        learning.look_alikes.record("9D", "6D")
 
     def camera() -> dict[str, Any]:
         return {"role": "witness", "state": "ok", "reason": None, "doubted": 3,
@@ -261,6 +263,8 @@ def test_the_pit_sees_the_house_deck_learnt_and_starts_it_again(
         _wait(browser, lambda d: line in _text(d, "camera-text"), "the learning shown")
         assert "camera (witness) ok" in _text(browser, "camera-text")
         assert "3 reads doubted (the shoe's card possible)" in _text(browser, "camera-text")
+        assert "not witnessed (seen misread here): 9D read as 6D" in _text(browser,
+                                                                          "camera-text")
         assert not browser.find_element(By.ID, "relearn").is_displayed()
         browser.find_element(By.ID, "logout").click()
         _log_in(browser, base, PIT)
@@ -272,5 +276,6 @@ def test_the_pit_sees_the_house_deck_learnt_and_starts_it_again(
         _wait(browser, lambda d: "learning: 0 of 52 cards, 0 exemplars" in
               _text(d, "camera-text"), "learning afresh")
         assert learning.status()["exemplars"] == 0
+        assert "not witnessed" not in _text(browser, "camera-text")  # a new deck's
     finally:
         rig.close()

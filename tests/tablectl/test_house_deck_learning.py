@@ -77,7 +77,7 @@ def test_play_teaches_the_whole_deck_then_it_is_read_and_written(
     learning = HouseDeckLearning(recognizer, path)
     assert learning.status() == {
         "state": "learning", "from": None, "cards_learnt": 0, "cards": 52, "exemplars": 0,
-        "exemplars_per_card": {}, "missing": list(CARDS), "path": str(path),
+        "exemplars_per_card": {}, "missing": list(CARDS), "look_alikes": [], "path": str(path),
         "saved": False, "problem": None}
     progress = _learn_all(learning, scenes)
     assert progress == sorted(progress) and progress[-1] == 52
@@ -87,6 +87,7 @@ def test_play_teaches_the_whole_deck_then_it_is_read_and_written(
     assert recognizer.house_deck is not None and set(recognizer.house_deck.cards) == set(CARDS)
     saved = load_house_deck(path, recognizer.verifier_id)
     assert saved.extra["learnt_from_play"] is True and set(saved.cards) == set(CARDS)
+    assert saved.extra["look_alikes"] == []  # nothing was eliminated: no misread seen
     # A daemon started again reads the deck of the file, without learning it again.
     again = HouseDeckLearning(Recognizer(), path)
     assert again.status()["state"] == "in use" and again.status()["from"] == "file"

@@ -86,6 +86,37 @@ def test_reads_without_alternatives_never_ask_for_the_places() -> None:
     assert [d.card for d in kept] == ["9S", "6C"] and doubted == []
 
 
+# 7D has been seen misread as 6D on this table; 2C as 3C.
+LOOK_ALIKES = frozenset({("7D", "6D"), ("2C", "3C")})
+
+
+def test_a_misread_seen_on_this_table_is_doubted_however_sure_the_networks_are() -> None:
+    # 6D read in box 1 where the shoe put 7D: the networks give 7D nothing at all.
+    kept, doubted = doubt_reads([read("6D", "box1")], PLACES, 0.02, LOOK_ALIKES)
+    assert kept == [] and [(d.card, d.reason) for d in doubted] == [
+        (UNKNOWN, SHOE_CARD_POSSIBLE)]
+
+
+def test_a_look_alike_doubts_only_where_the_shoe_put_its_card() -> None:
+    reads = [
+        read("6D", "box2"),  # box 2 holds TC and 8H: no 7D there
+        read("3C", "box1"),  # 2C was seen read as 3C, but the shoe put no 2C in box 1
+        read("7D", "dealer"),  # the other way round (6D read as 7D) was never seen
+        read("9D", "box1"),  # no misread of 9S or 7D as 9D was seen
+    ]
+    kept, doubted = doubt_reads(reads, PLACES, 0.02, LOOK_ALIKES)
+    assert kept == reads and doubted == []
+
+
+def test_the_doubt_asks_for_the_look_alikes_every_frame() -> None:
+    learnt: set[tuple[str, str]] = set()
+    doubt = WitnessDoubt(lambda: PLACES, 0.02, look_alikes=lambda: frozenset(learnt))
+    assert doubt([read("6D", "box1")]) == ([read("6D", "box1")], [])
+    learnt.add(("7D", "6D"))  # learnt meanwhile
+    kept, doubted = doubt([read("6D", "box1")])
+    assert kept == [] and len(doubted) == 1 and doubt.doubted == 1
+
+
 def test_places_that_cannot_be_read_leave_the_reads_standing(
         caplog: pytest.LogCaptureFixture) -> None:
     def places() -> Any:
@@ -179,6 +210,22 @@ def test_a_read_the_networks_are_sure_of_still_halts(service: TableService,
     assert doubt.doubted == 0
 
 
+def test_a_sure_misread_seen_before_on_this_table_halts_nothing(
+        service: TableService, layout: Layout) -> None:
+    """The networks give 7D under the threshold (the read would halt, as above), but 7D
+    has been seen misread as 6D here."""
+    _deal(service)
+    feed, fusion, doubt = _witness(service, layout, 0.01)
+    doubt.look_alikes = lambda: LOOK_ALIKES
+    try:
+        CHANGED.wait_until(lambda: fusion.stats.matched == 4, "four cards matched", WAIT_S)
+        CHANGED.wait_until(lambda: feed.stats().frames >= 30, "thirty frames", WAIT_S)
+    finally:
+        assert feed.stop()
+    assert not service.table.due().halted and fusion.stats.flags == {}
+    assert doubt.doubted >= 30 - 1
+
+
 def _config(tmp_path: Path, **camera: Any) -> Any:
     from hwsim.camera.table_frames import render_table_frame
 
@@ -205,6 +252,23 @@ def test_start_camera_doubts_only_beside_a_shoe(tmp_path: Path, service: TableSe
         assert (feed.doubt is not None) == doubts
         if feed.doubt is not None:
             assert feed.doubt.threshold == threshold
+    finally:
+        assert feed.stop()
+
+
+def test_start_camera_doubts_the_misreads_its_deck_learning_has_seen(
+        tmp_path: Path, service: TableService) -> None:
+    feed = start_camera(_config(tmp_path, witness_doubt=0.05, learn_house_deck=True,
+                                house_deck=str(tmp_path / "deck.npz")), service,
+                        with_shoe=True)
+    try:
+        assert feed.doubt is not None and feed.learning is not None
+        assert feed.doubt.look_alikes is not None and feed.doubt.look_alikes() == set()
+        for _ in range(2):
+            feed.learning.look_alikes.record("7D", "6D")
+        assert feed.doubt.look_alikes() == {("7D", "6D")}
+        feed.learning.restart()  # a new deck: what was seen of the old one goes
+        assert feed.doubt.look_alikes() == set()
     finally:
         assert feed.stop()
 
