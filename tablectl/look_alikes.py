@@ -65,7 +65,7 @@ class LookAlikes:
                     return False
                 hands[:] = [*hands[-(HANDS_KEPT - 1):], hand]
             self._seen[pair] += 1
-            return self._seen[(card, read_as)] == MIN_SIGHTINGS
+            return self._seen[pair] == MIN_SIGHTINGS
 
     def pairs(self) -> frozenset[Pair]:
         """The (card, read as) misreads seen at least `MIN_SIGHTINGS` times."""
