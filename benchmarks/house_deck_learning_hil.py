@@ -20,21 +20,28 @@ be in the corpus (`tools/render_deck_corpus.py`, or `$TABLECTL_DECK_CORPUS`).
 `--witness-doubt P` sets `[camera] witness_doubt` (docs/fusion.md; 0: off), and
 the reads doubted are printed. `--foreign-every N` lays a card the shoe did not
 deal in place of every Nth card and prints how many of those the camera flagged
-within the frames waited after laying it (the price of the doubt).
+within the frames waited after laying it, how many later in the round (once
+the pit had resolved an earlier halt) and how many never (the price of the
+doubt).
 `--no-look-alikes` leaves the misreads learnt from play out of the doubt
 (`tablectl.look_alikes`), for the flags to compare with; the look-alikes
-learnt are printed at the end.
+learnt are printed at the end. `--foreign-report` prints, for each foreign card
+not flagged in time, what the camera made of its box in the last frame waited
+(the cards read there, the corners it could not read or doubted, and why) and
+whether a flag named it later in the round.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import random
 import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +90,8 @@ class FeltShoe:
         self.rng = random.Random(seed)
         self.foreign = 0  # foreign cards laid
         self.foreign_flagged = 0  # of them, those the camera flagged
+        self.passed: list[Passed] = []  # the foreign cards not flagged in time
+        self.watch: CameraWatch | None = None
 
     def draw(self) -> None:
         view = self.running.link.view()
@@ -97,15 +106,16 @@ class FeltShoe:
         after = self.running.link.view()
         new = _cards_at(after) - before
         flags = sum(self.feed.fusion.stats.flags.values()) if self.feed.fusion else 0
-        switched = False
+        switched: list[tuple[int | str, str, str]] = []  # place, foreign card, shoe's
         for (place, card), count in new.items():
             for _ in range(count):
                 self.laid += 1
                 if self.foreign_every and self.laid % self.foreign_every == 0:
                     dealt = {c for _, c in _cards_at(after)}
-                    card = self.rng.choice([c for c in ALL_CARDS if c not in dealt])
+                    foreign = self.rng.choice([c for c in ALL_CARDS if c not in dealt])
                     self.foreign += 1
-                    switched = True
+                    switched.append((place, foreign, card))
+                    card = foreign
                 self.felt.put(place, card)
         if not new:
             self.not_laid += 1
@@ -115,6 +125,10 @@ class FeltShoe:
             self._frames()
             if self.feed.fusion and sum(self.feed.fusion.stats.flags.values()) > flags:
                 self.foreign_flagged += 1
+            elif self.watch is not None:
+                place, foreign, shoes = switched[0]
+                self.passed.append(Passed(self.round, place, foreign, shoes,
+                                          self.watch.seen_in(place)))
 
     def _frames(self) -> None:
         seen = self.feed.stats().frames
@@ -129,6 +143,97 @@ class FeltShoe:
 
     def load(self, cards: Sequence[str]) -> None:
         self.cards.load(cards)
+
+
+@dataclass
+class Passed:
+    """A foreign card the camera did not flag in time, and what it saw in its box."""
+
+    round: int
+    place: int | str
+    card: str
+    shoes_card: str  # the card the shoe dealt there, which the felt does not show
+    seen: list[str]
+
+
+def _area(place: int | str) -> str:
+    return "dealer" if place == "dealer" else f"box{place}"
+
+
+class CameraWatch:
+    """The camera's last frame as the daemon took it: reads, unread and doubted corners."""
+
+    def __init__(self, feed: Any, round_now: Callable[[], int]) -> None:
+        self.last: tuple[list[Any], list[Any]] = ([], [])  # reads, corners not read
+        self.flagged: set[tuple[int, str, str]] = set()  # (round, card, place) flagged
+        recognizer, doubt = feed.recognizer, feed.doubt
+        detect_all = recognizer.detect_all
+
+        def watched_detect_all(frame: Any, layout: Any = None) -> Any:
+            reads, unknown = detect_all(frame, layout)
+            self.last = (list(reads), list(unknown))
+            return reads, unknown
+
+        def watched_detect(frame: Any, layout: Any = None) -> Any:
+            return watched_detect_all(frame, layout)[0]
+
+        recognizer.detect_all = watched_detect_all
+        recognizer.detect = watched_detect
+        watch = self
+        if doubt is not None:
+            class WatchedDoubt:  # the daemon's doubt, its doubted corners kept
+                def judge(self, reads: Any, unknown: Any) -> Any:
+                    kept, unknown = doubt.judge(reads, unknown)
+                    watch.last = (kept, unknown)
+                    return kept, unknown
+
+                def __getattr__(self, name: str) -> Any:
+                    return getattr(doubt, name)
+
+            feed.doubt = WatchedDoubt()
+
+        class FlagNames(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                args = record.args
+                if record.msg == "camera: %s seen at %s: %s" and isinstance(args, tuple):
+                    watch.flagged.add((round_now(), str(args[0]), str(args[1])))
+
+        logging.getLogger("tablectl.fusion").addHandler(FlagNames())
+
+    def seen_in(self, place: int | str) -> list[str]:
+        reads, unknown = self.last
+        area = _area(place)
+        return ([f"{read.card} {read.confidence:.2f}" for read in reads if read.box == area]
+                + [f"?? ({corner.reason}"
+                   f"{f', deck {corner.deck_card}' if corner.deck_card else ''}; "
+                   f"{_likeliest(corner)})" for corner in unknown
+                   if corner.box == area])
+
+
+def _likeliest(corner: Any) -> str:
+    return " ".join(f"{card} {p:.2f}" for card, p in corner.alternatives[:3]) or "-"
+
+
+def _flagged_later(passed: Passed, watch: CameraWatch) -> bool:
+    """Whether a flag named the card at its place later in its round (after the pit had
+    resolved an earlier halt, or after the frames waited)."""
+    place = f"box {passed.place}" if isinstance(passed.place, int) else str(passed.place)
+    return (passed.round, passed.card, place) in watch.flagged
+
+
+def _report(shoe: FeltShoe, watch: CameraWatch, each: bool) -> None:
+    later = sum(_flagged_later(passed, watch) for passed in shoe.passed)
+    print(f"foreign cards laid {shoe.foreign}: flagged within the frames waited "
+          f"{shoe.foreign_flagged}, later in the round {later}, never "
+          f"{len(shoe.passed) - later} ({100 * (len(shoe.passed) - later) / shoe.foreign:.1f}%)")
+    if not each:
+        return
+    print("foreign cards not flagged within the frames waited:")
+    for passed in shoe.passed:
+        place = f"box {passed.place}" if isinstance(passed.place, int) else str(passed.place)
+        when = "flagged later" if _flagged_later(passed, watch) else "never flagged"
+        print(f"  round {passed.round:3d} {place}: {passed.card} for the shoe's "
+              f"{passed.shoes_card}, {when}; read there: {'; '.join(passed.seen) or 'nothing'}")
 
 
 NO_LEARNING = {"state": "off"}
@@ -161,6 +266,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "and count how many the camera flags")
     parser.add_argument("--no-look-alikes", action="store_true",
                         help="the witness's doubt without the misreads learnt from play")
+    parser.add_argument("--foreign-report", action="store_true",
+                        help="with --foreign-every: what the camera made of each foreign "
+                             "card it did not flag in time")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.every < 1 or args.foreign_every < 0:
         parser.error("--rounds and --every must be 1 or more, --foreign-every 0 or more")
@@ -187,6 +295,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             assert feed.fusion is not None
             if args.no_look_alikes and feed.doubt is not None:
                 feed.doubt.look_alikes = None
+            watch = CameraWatch(feed, lambda: shoe.round) if args.foreign_every else None
+            shoe.watch = watch
             print(f"{args.deck}: {args.rounds} rounds of {PROFILE}, seven boxes, seed "
                   f"{args.seed}; cards {FELT_CARD_WIDTH} px wide")
             started = time.monotonic()
@@ -204,14 +314,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"camera flags by code: {flags or 'none'}; cards laid {shoe.laid}, "
                   f"put nowhere {shoe.not_laid}; frame p50 "
                   f"{feed.stats().detect_ms_p50 or 0:.0f} ms; reads doubted "
-                  f"{feed.stats().doubted}")
+                  f"{feed.stats().doubted}"
+                  + (f", reads a house deck stopped, read all the same {feed.doubt.reclaimed}"
+                     if feed.doubt is not None else ""))
             if feed.learning is not None:
                 print("look-alikes learnt: "
                       f"{', '.join(feed.learning.look_alikes.described()) or 'none'}"
                       f"{' (not used)' if args.no_look_alikes else ''}")
             if shoe.foreign:
-                print(f"foreign cards laid {shoe.foreign}, flagged {shoe.foreign_flagged} "
-                      f"({100 * shoe.foreign_flagged / shoe.foreign:.1f}%)")
+                assert watch is not None
+                _report(shoe, watch, args.foreign_report)
             if in_use_at is None:
                 if feed.learning is not None:
                     print(f"the deck was not complete after {args.rounds} rounds; missing "

@@ -73,12 +73,14 @@ class FeedStats:
     last_error: str | None
     bad_frames: int = 0  # frames read that were no usable picture (garbage, black)
     doubted: int = 0  # reads taken as unknown: a card the shoe put there was possible
+    reclaimed: int = 0  # corners a house deck stopped, read as nothing ties them to the shoe
 
     def to_json(self) -> dict[str, Any]:
         return {
             "frames": self.frames, "events": self.events,
             "source_errors": self.source_errors, "detect_errors": self.detect_errors,
             "bad_frames": self.bad_frames, "doubted": self.doubted,
+            "reclaimed": self.reclaimed,
             "detect_ms_p50": None if self.detect_ms_p50 is None else round(self.detect_ms_p50, 1),
             "detect_ms_p99": None if self.detect_ms_p99 is None else round(self.detect_ms_p99, 1),
             "running": self.running, "last_error": self.last_error,
@@ -193,7 +195,8 @@ class CameraFeed:
                              self._detect_errors, _percentile(times, 50),
                              _percentile(times, 99), self.running, self._last_error,
                              self._bad_frames,
-                             self.doubt.doubted if self.doubt is not None else 0)
+                             self.doubt.doubted if self.doubt is not None else 0,
+                             self.doubt.reclaimed if self.doubt is not None else 0)
 
     # -- the feed's thread --------------------------------------------------------------
 
@@ -286,14 +289,14 @@ class CameraFeed:
         started = time.perf_counter()
         unknown: Sequence[Any] = ()
         try:
-            if self.learning is not None:  # it learns from the unknown corners too
-                detections, unknown = self.recognizer.detect_all(  # type: ignore[attr-defined]
-                    frame, self.layout)
+            detect_all = getattr(self.recognizer, "detect_all", None)
+            if detect_all is not None and (self.learning is not None or self.doubt is not None):
+                # Learning learns from the unknown corners too; the doubt judges them.
+                detections, unknown = detect_all(frame, self.layout)
             else:
                 detections = self.recognizer.detect(frame, self.layout)
             if self.doubt is not None:
-                detections, doubted = self.doubt(detections)
-                unknown = [*unknown, *doubted]
+                detections, unknown = self.doubt.judge(detections, unknown)
             elapsed_ms = (time.perf_counter() - started) * 1000.0
             events = self.tracker.update(detections)
         except Exception as error:

@@ -327,6 +327,7 @@ class Daemon:
                       source_errors=stats.source_errors, detect_errors=stats.detect_errors)
         if feed.doubt is not None:
             status["doubted"] = stats.doubted
+            status["reclaimed"] = stats.reclaimed
         if feed.learning is not None:
             status["house_deck"] = feed.learning.status()
         return status

@@ -15,6 +15,14 @@ in docs/vision.md, "The witness's doubt").
 Where the daemon learns its house deck, the misreads it has seen on this table
 (`tablectl.look_alikes`) are doubted too, however sure the networks are: a read
 of the card the shoe's card there has been seen misread as.
+
+The other way round, with a house deck (learnt or enrolled) a corner the networks
+read surely can be stopped by the deck (reason "deck disagrees" or "deck
+unsure"): two readers disagreeing is no read. Beside a shoe that would let a card
+switched in pass unseen whenever the deck does not know its view. So a stopped
+corner is read as the networks read it when neither their card nor the deck's is
+one the shoe put in that place and the doubt above would not doubt it: nothing
+ties it to the shoe's cards there (`reclaim_stopped`).
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from dataclasses import replace
 
 from tablectl.config import DEFAULT_WITNESS_DOUBT
 from vision.detection import Detection
+from vision.reads import DECK_DISAGREES, DECK_UNSURE
 from vision.reads import UNKNOWN_CARD as UNKNOWN
 
 log = logging.getLogger(__name__)
@@ -56,6 +65,33 @@ def doubt_reads(reads: Sequence[Detection], places: Places, threshold: float,
     return kept, doubted
 
 
+def reclaim_stopped(corners: Sequence[Detection], places: Places, threshold: float,
+                    look_alikes: LookAlikePairs = frozenset()
+                    ) -> tuple[list[Detection], list[Detection]]:
+    """(the reads reclaimed, the corners left unknown) of one frame's unknown corners.
+
+    A corner whose networks' sure read the house deck stopped is read as the networks'
+    card where neither that card nor the deck's nearest is a card the shoe put in its
+    place, no card the shoe put there has `threshold` of the networks' probability and
+    none has been seen misread as it (`look_alikes`)."""
+    reclaimed: list[Detection] = []
+    left: list[Detection] = []
+    for corner in corners:
+        if corner.reason not in (DECK_DISAGREES, DECK_UNSURE) or not corner.alternatives:
+            left.append(corner)
+            continue
+        (card, p), *others = corner.alternatives
+        read = replace(corner, card=card, confidence=p, reason=None,
+                       alternatives=tuple(others), deck_card=None)
+        dealt = places.get(corner.box or "", ((), ()))[0]
+        if (card in dealt or corner.deck_card in dealt or _possible(read, dealt, threshold)
+                or _look_alike(read, dealt, look_alikes)):
+            left.append(corner)
+        else:
+            reclaimed.append(read)
+    return reclaimed, left
+
+
 def _possible(read: Detection, dealt: Sequence[str], threshold: float) -> bool:
     """Whether the networks give a card of `dealt` at least `threshold` at this corner."""
     return any(card in dealt and p >= threshold for card, p in read.alternatives)
@@ -80,13 +116,24 @@ class WitnessDoubt:
         self.threshold = threshold
         self.look_alikes = look_alikes
         self.doubted = 0  # reads doubted so far (read by other threads: a plain int)
+        self.reclaimed = 0  # corners a house deck stopped, read all the same
         self.failures = 0  # frames whose places could not be read
 
     def __call__(self, reads: Sequence[Detection]
                  ) -> tuple[list[Detection], list[Detection]]:
+        """(the reads kept, the reads doubted, now unknown corners)."""
+        kept, unknown = self.judge(reads, ())
+        return kept, unknown
+
+    def judge(self, reads: Sequence[Detection], unknown: Sequence[Detection]
+              ) -> tuple[list[Detection], list[Detection]]:
+        """(the reads kept, every unknown corner): the reads doubted join the unknown
+        corners, and the corners a house deck stopped that nothing ties to the shoe's
+        cards there (`reclaim_stopped`) join the reads, doubted like them."""
         pairs = self.look_alikes() if self.look_alikes is not None else frozenset()
-        if not pairs and not any(read.alternatives for read in reads):
-            return list(reads), []
+        stopped = any(c.reason in (DECK_DISAGREES, DECK_UNSURE) for c in unknown)
+        if not pairs and not stopped and not any(read.alternatives for read in reads):
+            return list(reads), list(unknown)
         try:
             places = self.places()
         except Exception:  # the reads then stand: a frame is never lost to the doubt
@@ -94,7 +141,9 @@ class WitnessDoubt:
             if self.failures & (self.failures - 1) == 0:  # the 1st, 2nd, 4th, 8th...
                 log.exception("camera: the table's places could not be read (%d times); "
                               "no read doubted", self.failures)
-            return list(reads), []
-        kept, doubted = doubt_reads(reads, places, self.threshold, pairs)
+            return list(reads), list(unknown)
+        reclaimed, left = reclaim_stopped(unknown, places, self.threshold, pairs)
+        self.reclaimed += len(reclaimed)
+        kept, doubted = doubt_reads([*reads, *reclaimed], places, self.threshold, pairs)
         self.doubted += len(doubted)
-        return kept, doubted
+        return kept, [*left, *doubted]

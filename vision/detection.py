@@ -13,8 +13,10 @@ class Detection:
     `box` is the layout area it lies in (None without a layout or outside all);
     `reason`, for an index corner seen but not read (card "??"), why not
     (`vision.reads`: "unsure", "networks disagree", "corners disagree", "ink
-    colour"). `alternatives`: the other cards the networks give at least 0.001
-    probability at that corner, likeliest first (`vision.reads.likely_cards`).
+    colour", "deck disagrees", "deck unsure"). `alternatives`: the other cards the
+    networks give at least 0.001 probability at that corner, likeliest first
+    (`vision.reads.likely_cards`). `deck_card`: where a house deck stopped the
+    networks' sure read ("deck disagrees", "deck unsure"), the deck's nearest card.
     """
 
     card: str
@@ -24,6 +26,7 @@ class Detection:
     box: str | None = None
     reason: str | None = None
     alternatives: tuple[tuple[str, float], ...] = ()
+    deck_card: str | None = None
 
     def to_json(self) -> dict[str, object]:
         doc: dict[str, object] = {
@@ -37,4 +40,6 @@ class Detection:
             doc["reason"] = self.reason
         if self.alternatives:
             doc["alternatives"] = [[card, round(p, 3)] for card, p in self.alternatives]
+        if self.deck_card is not None:
+            doc["deck_card"] = self.deck_card
         return doc

@@ -32,6 +32,8 @@ class _Read:
     reason: str = ""
     # The other cards the networks give some probability (`likely_cards`), likeliest first.
     alternatives: tuple[tuple[str, float], ...] = ()
+    # With a house deck, where it stopped the networks' sure read: the deck's nearest card.
+    deck_card: str = ""
 
 
 # Where a card's centre lies from its index (the rank-suit midpoint), in index scales
@@ -124,9 +126,13 @@ def likely_cards(rank_p: np.ndarray, suit_p: np.ndarray, read: str
 UNKNOWN_CARD = "??"  # an index corner seen but not read surely enough
 # Why a corner is unknown: the networks' confidence under the threshold; the two
 # networks naming different cards (`agreement`); its card's two corners read as
-# different cards (`conflicts`); the read suit of the other colour than the ink.
+# different cards (`conflicts`); the read suit of the other colour than the ink; with
+# a house deck, the networks' sure read stopped by the deck: the deck surely names
+# another card, or names none surely and the networks' card is not its nearest.
 UNSURE = "unsure"
 NETWORKS_DISAGREE = "networks disagree"
+DECK_DISAGREES = "deck disagrees"
+DECK_UNSURE = "deck unsure"
 CORNERS_DISAGREE = "corners disagree"
 INK_COLOUR = "ink colour"
 

@@ -48,6 +48,8 @@ from vision.pip_colour import PIP_COLOUR_RULES, contradicted
 from vision.quantized import int8_files
 from vision.reads import (
     CONFLICT_RULES,
+    DECK_DISAGREES,
+    DECK_UNSURE,
     INK_COLOUR,
     NETWORKS_DISAGREE,
     UNKNOWN_CARD,
@@ -200,7 +202,7 @@ class Recognizer:
         for group in (reads, unsure):
             boxes = boxes_of(group, layout) if layout is not None else [None] * len(group)
             found.append([Detection(r.card, r.x, r.y, r.confidence, box, r.reason or None,
-                                     r.alternatives)
+                                     r.alternatives, r.deck_card or None)
                           for r, box in zip(group, boxes, strict=True)])
         return found[0], found[1]
 
@@ -238,6 +240,8 @@ class Recognizer:
         rank = rank_p.argmax(axis=1)
         suit = suit_p.argmax(axis=1)
         confidence = rank_p.max(axis=1) * suit_p.max(axis=1)
+        stopped_by_deck = np.full(rank.shape[0], "", object)  # why, where it did
+        deck_cards = np.full(rank.shape[0], "", object)  # its nearest card there
         if deck is not None:
             # Whether a pair is an index the networks say; which card, the enrolled deck.
             network_confidence = confidence.copy()
@@ -262,6 +266,9 @@ class Recognizer:
                         # deck names no other surely: the networks' read stands.
                         confidence[row] = network_confidence[row]
                         continue
+                    elif network_confidence[row] >= self.min_confidence:
+                        stopped_by_deck[row] = DECK_DISAGREES if sure[k] else DECK_UNSURE
+                        deck_cards[row] = card
                     rank[row], suit[row] = RANKS.index(card[0]), SUITS.index(card[1])
         confident = (rank != NOT_INDEX) & (confidence >= self.min_confidence)
         sure = confident & ~disagreeing
@@ -278,11 +285,13 @@ class Recognizer:
             middle = (rank_at[k] + suit_at[k]) / 2.0
             code = RANKS[rank[k]] + SUITS[suit[k]] if sure[k] else UNKNOWN
             reason = ("" if sure[k] else INK_COLOUR if miscoloured[k]
-                      else NETWORKS_DISAGREE if confident[k] else UNSURE)
+                      else NETWORKS_DISAGREE if confident[k]
+                      else stopped_by_deck[k] or UNSURE)
             reads.append(_Read(code, float(middle[0]),
                                float(middle[1]), float(confidence[k]), scale,
                                (float(down[0] / scale), float(down[1] / scale)), reason=reason,
-                               alternatives=likely_cards(rank_p[k], suit_p[k], code)))
+                               alternatives=likely_cards(rank_p[k], suit_p[k], code),
+                               deck_card=deck_cards[k]))
         return reads
 
     def _second_look(self, frame: np.ndarray, look: np.ndarray,

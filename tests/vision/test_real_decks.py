@@ -117,8 +117,12 @@ def test_an_enrolled_card_the_networks_surely_read_as_another_is_unknown(
     assert report.complete
     scene = _scenes(deck)[1]  # QH in box 1, KH in box 3
     layout = layout_from_dict(scene.layout)
-    read = [d.card for d in Recognizer(house_deck=house).detect(scene.image, layout)]
-    assert "KH" not in read and "QH" not in read, read
+    reads, unknown = Recognizer(house_deck=house).detect_all(scene.image, layout)
+    assert not {"KH", "QH"} & {d.card for d in reads}, reads
+    # The corner says why, what the deck names and what the networks read there.
+    stopped = [(d.reason, d.deck_card, d.alternatives[0][0]) for d in unknown
+               if d.box == "box1" and d.deck_card is not None]
+    assert ("deck disagrees", "KH", "QH") in stopped, unknown
     # Without the veto the enrolled deck's word stands, and a card is read wrong.
     house.network_veto = 1.01
     unvetoed = [d.card for d in Recognizer(house_deck=house).detect(scene.image, layout)]
