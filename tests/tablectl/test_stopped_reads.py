@@ -121,8 +121,9 @@ class DeckReader:
 
 def _deal_and_watch(service: TableService, layout: Layout, reader: DeckReader
                     ) -> tuple[CameraFeed, CardFusion]:
-    for event in [{"bet": {"box": 1, "amount": 100}}, {"bet": {"box": 2, "amount": 100}},
-                  {"deal": {}}]:
+    setup: list[dict[str, Any]] = [{"bet": {"box": 1, "amount": 100}},
+                                   {"bet": {"box": 2, "amount": 100}}, {"deal": {}}]
+    for event in setup:
         assert service.submit_and_wait(event, "terminal").accepted
     for card in ("9S", "TC", "6C", "7D", "8H"):
         assert service.submit_and_wait({"card": card}, "shoe").accepted
