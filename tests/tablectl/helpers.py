@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+import numpy as np
 import pytest
 
 from journal import Journal
@@ -164,3 +165,25 @@ def running_service(folder: Path, on_change: Callable[[], None]) -> Iterator[Tab
         service.wait_stopped(5.0)
         loop.join(5.0)
         journal.close()
+
+
+class StillPicture:
+    """A camera source that hands out the same noisy picture (no black frame) forever."""
+
+    PICTURE = np.random.default_rng(0).integers(0, 256, (72, 128, 3), dtype=np.uint8)
+
+    def read(self) -> np.ndarray:
+        return self.PICTURE.copy()
+
+    def close(self) -> None:
+        pass
+
+
+def deal_two_boxes(service: TableService) -> None:
+    """Bets on boxes 1 and 2 and the shoe deals: box 1 9S 7D, box 2 TC 8H, the dealer 6C."""
+    setup: list[dict[str, object]] = [{"bet": {"box": 1, "amount": 100}},
+                                      {"bet": {"box": 2, "amount": 100}}, {"deal": {}}]
+    for event in setup:
+        assert service.submit_and_wait(event, "terminal").accepted
+    for card in ("9S", "TC", "6C", "7D", "8H"):
+        assert service.submit_and_wait({"card": card}, "shoe").accepted

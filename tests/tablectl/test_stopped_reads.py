@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from tablectl.camera_feed import CameraFeed, fusion_poster
@@ -17,13 +16,12 @@ from tablectl.fusion import CardFusion
 from tablectl.house_deck_learning import shoe_places
 from tablectl.service import TableService
 from tablectl.witness_doubt import WitnessDoubt, reclaim_stopped
-from tests.tablectl.helpers import Signal, running_service
+from tests.tablectl.helpers import Signal, StillPicture, deal_two_boxes, running_service
 from vision.detection import Detection
 from vision.layout import Layout
 from vision.reads import DECK_DISAGREES, DECK_UNSURE, UNKNOWN_CARD, UNSURE
 
 WAIT_S = 15.0
-PICTURE = np.random.default_rng(0).integers(0, 256, (72, 128, 3), dtype=np.uint8)
 # Box 1 holds 9S and 7D (the shoe's), box 2 TC and 8H, the dealer 6C.
 PLACES = {"box1": (("9S", "7D"), ("7D",)), "box2": (("TC", "8H"), ()),
           "dealer": (("6C",), ())}
@@ -92,14 +90,6 @@ def service(tmp_path: Path) -> Iterator[TableService]:
         yield running
 
 
-class StillSource:
-    def read(self) -> np.ndarray:
-        return PICTURE.copy()
-
-    def close(self) -> None:
-        pass
-
-
 class DeckReader:
     """Reads the round's cards every frame but one corner of box 1, which the house deck
     stopped: the networks read `networks`, the deck's nearest card is `deck_card`."""
@@ -121,15 +111,10 @@ class DeckReader:
 
 def _deal_and_watch(service: TableService, layout: Layout, reader: DeckReader
                     ) -> tuple[CameraFeed, CardFusion]:
-    setup: list[dict[str, Any]] = [{"bet": {"box": 1, "amount": 100}},
-                                   {"bet": {"box": 2, "amount": 100}}, {"deal": {}}]
-    for event in setup:
-        assert service.submit_and_wait(event, "terminal").accepted
-    for card in ("9S", "TC", "6C", "7D", "8H"):
-        assert service.submit_and_wait({"card": card}, "shoe").accepted
+    deal_two_boxes(service)
     fusion = CardFusion("shoe+camera", grace_frames=3)
     post, on_frame = fusion_poster(service, fusion)
-    feed = CameraFeed(StillSource(), reader, layout, post, fps=50.0, on_frame=on_frame)
+    feed = CameraFeed(StillPicture(), reader, layout, post, fps=50.0, on_frame=on_frame)
     feed.doubt = WitnessDoubt(lambda: shoe_places(service.snapshot.view, fusion.matched), 0.02)
     feed.fusion = fusion
     return feed.start(), fusion

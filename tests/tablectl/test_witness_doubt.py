@@ -9,7 +9,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import cv2
-import numpy as np
 import pytest
 
 from tablectl.camera_feed import CameraFeed, fusion_poster, start_camera
@@ -17,12 +16,11 @@ from tablectl.fusion import CardFusion
 from tablectl.house_deck_learning import shoe_places
 from tablectl.service import TableService
 from tablectl.witness_doubt import SHOE_CARD_POSSIBLE, UNKNOWN, WitnessDoubt, doubt_reads
-from tests.tablectl.helpers import Signal, running_service
+from tests.tablectl.helpers import Signal, StillPicture, deal_two_boxes, running_service
 from vision.detection import Detection
 from vision.layout import Layout
 
 WAIT_S = 15.0
-PICTURE = np.random.default_rng(0).integers(0, 256, (72, 128, 3), dtype=np.uint8)
 # Box 1 holds 9S and 7D (the shoe's), box 2 TC and 8H, the dealer 6C.
 PLACES = {"box1": (("9S", "7D"), ("7D",)), "box2": (("TC", "8H"), ()),
           "dealer": (("6C",), ())}
@@ -141,14 +139,6 @@ def service(tmp_path: Path) -> Iterator[TableService]:
         yield running
 
 
-class StillSource:
-    def read(self) -> np.ndarray:
-        return PICTURE.copy()
-
-    def close(self) -> None:
-        pass
-
-
 class MisreadingRecognizer:
     """Reads the round's five cards every frame, 7D (box 1) as 6D with 7D at `p_7d`."""
 
@@ -163,19 +153,11 @@ class MisreadingRecognizer:
                 Detection("6C", 640.0, 150.0, 0.99, "dealer")]
 
 
-def _deal(service: TableService) -> None:
-    for event in [{"bet": {"box": 1, "amount": 100}}, {"bet": {"box": 2, "amount": 100}},
-                  {"deal": {}}]:
-        assert service.submit_and_wait(event, "terminal").accepted
-    for card in ("9S", "TC", "6C", "7D", "8H"):
-        assert service.submit_and_wait({"card": card}, "shoe").accepted
-
-
 def _witness(service: TableService, layout: Layout, p_7d: float
              ) -> tuple[CameraFeed, CardFusion, WitnessDoubt]:
     fusion = CardFusion("shoe+camera", grace_frames=3)
     post, on_frame = fusion_poster(service, fusion)
-    feed = CameraFeed(StillSource(), MisreadingRecognizer(p_7d), layout, post, fps=50.0,
+    feed = CameraFeed(StillPicture(), MisreadingRecognizer(p_7d), layout, post, fps=50.0,
                       on_frame=on_frame)
     doubt = WitnessDoubt(lambda: shoe_places(service.snapshot.view, fusion.matched), 0.02)
     feed.doubt = doubt
@@ -184,7 +166,7 @@ def _witness(service: TableService, layout: Layout, p_7d: float
 
 
 def test_a_doubted_misread_halts_nothing(service: TableService, layout: Layout) -> None:
-    _deal(service)
+    deal_two_boxes(service)
     feed, fusion, doubt = _witness(service, layout, 0.05)
     try:
         CHANGED.wait_until(lambda: fusion.stats.matched == 4, "four cards matched", WAIT_S)
@@ -200,7 +182,7 @@ def test_a_doubted_misread_halts_nothing(service: TableService, layout: Layout) 
 
 def test_a_read_the_networks_are_sure_of_still_halts(service: TableService,
                                                      layout: Layout) -> None:
-    _deal(service)
+    deal_two_boxes(service)
     feed, fusion, doubt = _witness(service, layout, 0.01)  # 7D under the threshold
     try:
         CHANGED.wait_until(lambda: service.table.due().halted, "the round halted", WAIT_S)
@@ -214,7 +196,7 @@ def test_a_sure_misread_seen_before_on_this_table_halts_nothing(
         service: TableService, layout: Layout) -> None:
     """The networks give 7D under the threshold (the read would halt, as above), but 7D
     has been seen misread as 6D here."""
-    _deal(service)
+    deal_two_boxes(service)
     feed, fusion, doubt = _witness(service, layout, 0.01)
     doubt.look_alikes = lambda: LOOK_ALIKES
     try:
@@ -290,11 +272,11 @@ def test_a_doubted_read_reaches_the_deck_learning_as_an_unknown_corner(
                        ) -> tuple[list[Detection], list[Detection]]:
             return self.detect(frame, layout), []
 
-    _deal(service)
+    deal_two_boxes(service)
     learning = Learning()
     fusion = CardFusion("shoe+camera", grace_frames=3)
     post, on_frame = fusion_poster(service, fusion)
-    feed = CameraFeed(StillSource(), Recognizer(0.05), layout, post, fps=50.0,
+    feed = CameraFeed(StillPicture(), Recognizer(0.05), layout, post, fps=50.0,
                       on_frame=on_frame)
     feed.doubt = WitnessDoubt(lambda: shoe_places(service.snapshot.view, fusion.matched))
     feed.learning = learning  # type: ignore[assignment]
