@@ -25,7 +25,9 @@ the pit had resolved an earlier halt) and how many never (the price of the
 doubt).
 `--no-look-alikes` leaves the misreads learnt from play out of the doubt
 (`tablectl.look_alikes`), for the flags to compare with; the look-alikes
-learnt are printed at the end. `--foreign-report` prints, for each foreign card
+learnt are printed at the end; `--no-reclaim` leaves the corners a house deck
+stopped unknown (docs/fusion.md, "Corners the house deck stopped"), for the
+flags to compare with. `--foreign-report` prints, for each foreign card
 not flagged in time, what the camera made of its box in the last frame waited
 (the cards read there, the corners it could not read or doubted, and why) and
 whether a flag named it later in the round.
@@ -266,6 +268,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "and count how many the camera flags")
     parser.add_argument("--no-look-alikes", action="store_true",
                         help="the witness's doubt without the misreads learnt from play")
+    parser.add_argument("--no-reclaim", action="store_true",
+                        help="corners a house deck stopped stay unknown beside the shoe "
+                             "(as before tablectl.witness_doubt.reclaim_stopped)")
     parser.add_argument("--foreign-report", action="store_true",
                         help="with --foreign-every: what the camera made of each foreign "
                              "card it did not flag in time")
@@ -295,6 +300,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             assert feed.fusion is not None
             if args.no_look_alikes and feed.doubt is not None:
                 feed.doubt.look_alikes = None
+            if args.no_reclaim and feed.doubt is not None:
+                feed.doubt.reclaim = False
             watch = CameraWatch(feed, lambda: shoe.round) if args.foreign_every else None
             shoe.watch = watch
             print(f"{args.deck}: {args.rounds} rounds of {PROFILE}, seven boxes, seed "

@@ -117,6 +117,7 @@ class WitnessDoubt:
         self.look_alikes = look_alikes
         self.doubted = 0  # reads doubted so far (read by other threads: a plain int)
         self.reclaimed = 0  # corners a house deck stopped, read all the same
+        self.reclaim = True  # False: such corners stay unknown (to measure what it does)
         self.failures = 0  # frames whose places could not be read
 
     def __call__(self, reads: Sequence[Detection]
@@ -131,7 +132,8 @@ class WitnessDoubt:
         corners, and the corners a house deck stopped that nothing ties to the shoe's
         cards there (`reclaim_stopped`) join the reads, doubted like them."""
         pairs = self.look_alikes() if self.look_alikes is not None else frozenset()
-        stopped = any(c.reason in (DECK_DISAGREES, DECK_UNSURE) for c in unknown)
+        stopped = self.reclaim and any(c.reason in (DECK_DISAGREES, DECK_UNSURE)
+                                       for c in unknown)
         if not pairs and not stopped and not any(read.alternatives for read in reads):
             return list(reads), list(unknown)
         try:
@@ -142,7 +144,8 @@ class WitnessDoubt:
                 log.exception("camera: the table's places could not be read (%d times); "
                               "no read doubted", self.failures)
             return list(reads), list(unknown)
-        reclaimed, left = reclaim_stopped(unknown, places, self.threshold, pairs)
+        reclaimed, left = (reclaim_stopped(unknown, places, self.threshold, pairs)
+                           if self.reclaim else ([], list(unknown)))
         self.reclaimed += len(reclaimed)
         kept, doubted = doubt_reads([*reads, *reclaimed], places, self.threshold, pairs)
         self.doubted += len(doubted)

@@ -77,6 +77,9 @@ def test_the_doubt_judges_reads_and_corners_in_one_look_at_the_places() -> None:
     assert [d.card for d in kept] == ["AD"]
     assert [(d.card, d.x) for d in unknown] == [(UNKNOWN_CARD, 5.0)]
     assert (doubt.doubted, doubt.reclaimed, len(asked)) == (1, 1, 1)
+    doubt.reclaim = False  # as before the rule, for a benchmark to compare with
+    kept, unknown = doubt.judge([], [switched_in])
+    assert kept == [] and unknown == [switched_in] and doubt.reclaimed == 1
 
 
 # -- on the table --------------------------------------------------------------------------
