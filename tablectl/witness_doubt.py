@@ -33,7 +33,7 @@ from dataclasses import replace
 
 from tablectl.config import DEFAULT_WITNESS_DOUBT
 from vision.detection import Detection
-from vision.reads import DECK_DISAGREES, DECK_UNSURE
+from vision.reads import STOPPED_BY_DECK
 from vision.reads import UNKNOWN_CARD as UNKNOWN
 
 log = logging.getLogger(__name__)
@@ -77,7 +77,7 @@ def reclaim_stopped(corners: Sequence[Detection], places: Places, threshold: flo
     reclaimed: list[Detection] = []
     left: list[Detection] = []
     for corner in corners:
-        if corner.reason not in (DECK_DISAGREES, DECK_UNSURE) or not corner.alternatives:
+        if corner.reason not in STOPPED_BY_DECK or not corner.alternatives:
             left.append(corner)
             continue
         (card, p), *others = corner.alternatives
@@ -123,8 +123,7 @@ class WitnessDoubt:
     def __call__(self, reads: Sequence[Detection]
                  ) -> tuple[list[Detection], list[Detection]]:
         """(the reads kept, the reads doubted, now unknown corners)."""
-        kept, unknown = self.judge(reads, ())
-        return kept, unknown
+        return self.judge(reads, ())
 
     def judge(self, reads: Sequence[Detection], unknown: Sequence[Detection]
               ) -> tuple[list[Detection], list[Detection]]:
@@ -132,8 +131,7 @@ class WitnessDoubt:
         corners, and the corners a house deck stopped that nothing ties to the shoe's
         cards there (`reclaim_stopped`) join the reads, doubted like them."""
         pairs = self.look_alikes() if self.look_alikes is not None else frozenset()
-        stopped = self.reclaim and any(c.reason in (DECK_DISAGREES, DECK_UNSURE)
-                                       for c in unknown)
+        stopped = self.reclaim and any(c.reason in STOPPED_BY_DECK for c in unknown)
         if not pairs and not stopped and not any(read.alternatives for read in reads):
             return list(reads), list(unknown)
         try:

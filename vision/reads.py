@@ -133,6 +133,7 @@ UNSURE = "unsure"
 NETWORKS_DISAGREE = "networks disagree"
 DECK_DISAGREES = "deck disagrees"
 DECK_UNSURE = "deck unsure"
+STOPPED_BY_DECK = (DECK_DISAGREES, DECK_UNSURE)
 CORNERS_DISAGREE = "corners disagree"
 INK_COLOUR = "ink colour"
 
