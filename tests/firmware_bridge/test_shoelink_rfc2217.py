@@ -97,7 +97,12 @@ class Rfc2217Bridge:
 
         def shoe_to_network() -> None:
             while not (self.stop.is_set() or done.is_set()):
-                data = port.read(port.in_waiting or 1)
+                try:
+                    data = port.read(port.in_waiting or 1)
+                except serial.SerialException:
+                    # Under load a pty may once report data and then give none,
+                    # just after it was opened; ser2net reads on, and so do we.
+                    continue
                 if data:
                     try:
                         Network().write(b"".join(manager.escape(data)))
