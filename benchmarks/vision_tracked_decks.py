@@ -15,7 +15,7 @@ card placed is set beside the card truly at its corner.
 Printed per deck and overall: the cards placed right, wrong (another card at a
 visible index corner) and stray (at no visible corner), the visible cards never
 placed; beside them the same scenes' first frame read alone (as
-`vision_real_decks.py` scores a frame). Figures go in docs/vision.md.
+`vision_real_decks.py` scores a frame). Figures go in docs/vision-measurements.md.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ the shoe did put there keeps at least `threshold` of the networks' probability
 (reason `SHOE_CARD_POSSIBLE`): it raises no flag, and the shoe's card stays unseen
 by the camera, as with any corner it cannot read. The price: a card switched for
 one the networks cannot tell from it on this design passes unflagged (measured
-in docs/vision.md, "The witness's doubt").
+in docs/vision-measurements.md, "The witness's doubt").
 
 Where the daemon learns its house deck, the misreads it has seen on this table
 (`tablectl.look_alikes`) are doubted too, however sure the networks are: a read

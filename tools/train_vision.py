@@ -126,7 +126,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="keep the generated examples in this .npz and reuse them")
     parser.add_argument("--min-confidence", type=probability, default=0.6,
                         help="written to the settings: the rank x suit probability a read "
-                             "needs (0.6 was chosen on the validation set, docs/vision.md)")
+                             "needs (0.6 was chosen on the validation set, "
+                             "docs/vision-measurements.md)")
     parser.add_argument("--agreement", choices=AGREEMENT_RULES, default="none",
                         help="written to the settings: must the classifier and the verifier "
                              "name the same card (vision.combine)")

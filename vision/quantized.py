@@ -6,7 +6,7 @@ the verifiers in scenes of the training decks) into `<name>_int8.onnx` beside
 it, and names the copies in the settings: `"int8_verifiers": {"index_verifier.onnx":
 "index_verifier_int8.onnx", ...}`. Where onnxruntime runs the networks, the
 recognizer runs the copies: they read as the float files do on the choosing
-sets and take about half their time (docs/vision.md, "int8 verifiers").
+sets and take about half their time (docs/vision-measurements.md, "int8 verifiers").
 
 OpenCV's dnn module always runs the float files: it does not load the QDQ
 layout, its own int8 arithmetic (on the QOperator layout) gave other numbers

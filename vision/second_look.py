@@ -31,8 +31,8 @@ SECOND_VIEWS: tuple[View, ...] = ((6.0, 0.94, ""),)
 VIEW_FLOOR = 0.3
 # ... unless it is over the settings' ceiling: a read that sure keeps the first cut's
 # reading. 1 (the default) gives every likely pair the second look; 0.995 spares about
-# three in four for about one wrong read more in a thousand (docs/vision.md, "The second
-# look's ceiling"): a trade for a machine too slow for the camera, not a default.
+# three in four for about one wrong read more in a thousand (docs/vision-measurements.md,
+# "The second look's ceiling"): a trade for a machine too slow for the camera, not a default.
 VIEW_CEILING = 1.0
 
 
