@@ -49,6 +49,7 @@ from bench_vision import (  # noqa: E402
     score_scene,
     trained_on,
 )
+from corner_losses import corner_losses, losses_line  # noqa: E402
 
 TARGET_PROPOSED = 0.998
 # A candidate pair this near a visible index corner (in card widths) is taken for it
@@ -64,6 +65,7 @@ class DeckScore:
     proposed: int = 0  # visible index corners with a candidate pair on them
     corners: int = 0  # visible index corners
     confusions: Counter[tuple[str, str]] = field(default_factory=Counter)
+    losses: Counter[str] = field(default_factory=Counter)  # cards not read, by reason
 
     def add(self, other: DeckScore) -> None:
         self.score.add(other.score)
@@ -71,17 +73,22 @@ class DeckScore:
         self.proposed += other.proposed
         self.corners += other.corners
         self.confusions.update(other.confusions)
+        self.losses.update(other.losses)
 
 
-def proposed_corners(scene: Scene) -> tuple[int, int]:
-    """(corners with a candidate pair whose midpoint lies on them, visible corners)."""
+def pair_midpoints(scene: Scene) -> np.ndarray:
+    """(n, 2): the midpoints of the candidate finder's pairs in the scene."""
     from vision.candidates import find_blobs, pair_blobs
 
     pairs = pair_blobs(find_blobs(scene.image))
+    return (pairs.first + pairs.second) / 2.0
+
+
+def proposed_corners(scene: Scene, middle: np.ndarray) -> tuple[int, int]:
+    """(corners with a candidate pair whose midpoint lies on them, visible corners)."""
     points = [p for _, _, pts in scene.truth for p in pts]
-    if len(pairs) == 0:
+    if middle.shape[0] == 0:
         return 0, len(points)
-    middle = (pairs.first + pairs.second) / 2.0
     reach = 0.12 * scene.card_width
     hit = sum(1 for x, y in points
               if float(np.min(np.hypot(middle[:, 0] - x, middle[:, 1] - y))) <= reach)
@@ -103,7 +110,10 @@ def confusions_of(scene: Scene, detections: Sequence[Any]) -> Counter[tuple[str,
     return found
 
 
-def run(scenes: Iterable[Scene], recognizer: Any, with_candidates: bool) -> dict[str, DeckScore]:
+def run(scenes: Iterable[Scene], recognizer: Any, with_candidates: bool,
+        with_losses: bool = False) -> dict[str, DeckScore]:
+    """Each deck's scores; `with_losses` also reads every frame's candidate pairs again
+    (untimed) to say where each card not read was lost (`corner_losses`)."""
     from vision.layout import layout_from_dict
 
     per_deck: dict[str, DeckScore] = {}
@@ -114,8 +124,14 @@ def run(scenes: Iterable[Scene], recognizer: Any, with_candidates: bool) -> dict
         elapsed = (time.perf_counter() - started) * 1000.0
         deck = DeckScore(score_scene(scene, detections, elapsed), len(unknowns))
         deck.confusions = confusions_of(scene, detections)
+        if with_candidates or with_losses:
+            middle = pair_midpoints(scene)
         if with_candidates:
-            deck.proposed, deck.corners = proposed_corners(scene)
+            deck.proposed, deck.corners = proposed_corners(scene, middle)
+        if with_losses:
+            candidates = recognizer.read_candidates(scene.image, keep_unsure=True)
+            deck.losses = corner_losses(scene.truth, scene.card_width, MATCH_RADIUS,
+                                        detections, unknowns, candidates, middle)
         per_deck.setdefault(scene.design, DeckScore()).add(deck)
     return per_deck
 
@@ -160,6 +176,11 @@ def report(per_deck: dict[str, DeckScore], worst: int) -> DeckScore:
     if total.confusions:
         common = ", ".join(f"{t}->{r} x{n}" for (t, r), n in total.confusions.most_common(worst))
         print(f"  worst confusions (truth->read): {common}")
+    if total.losses:
+        print(f"  where the {sum(total.losses.values())} cards not read were lost: "
+              f"{losses_line(total.losses)}")
+        for name, deck in sorted(per_deck.items()):
+            print(f"    {name}: {losses_line(deck.losses)}")
     return total
 
 
@@ -285,6 +306,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-candidates", action="store_true",
                         help="skip counting the candidate finder's proposals")
     parser.add_argument("--worst", type=int, default=12, help="confusions to list")
+    parser.add_argument("--losses", action="store_true",
+                        help="also say where each card not read was lost: read wrong, "
+                             "unknown, dropped in merging, called not an index, never "
+                             "proposed (reads every frame's pairs again, untimed)")
     parser.add_argument("--only-enrolled", action="store_true",
                         help="score only the enrolled house decks (implies --enrolled)")
     parser.add_argument("--only-learnt", action="store_true",
@@ -335,7 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{args.n_per_deck} scenes of each of {len(args.decks)} decks {kind}, 1280x720, "
           f"seed {args.seed}")
     if not (args.only_enrolled or args.only_learnt):
-        report(run(scenes, recognizer, not args.no_candidates), args.worst)
+        report(run(scenes, recognizer, not args.no_candidates, args.losses), args.worst)
     if args.enrolled or args.only_enrolled:
         print(f"\nEach deck enrolled as the house deck from photos of its 52 cards, then "
               f"{args.n_per_deck} new scenes of it (seed {args.seed + 100} on):")
