@@ -145,18 +145,26 @@ def main(argv: list[str] | None = None) -> int:
                         help="apt-get install debootstrap and qemu-user-static if missing")
     parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.scenes < 1:
+        parser.error("--scenes must be 1 or more")
     if args.inside:  # in the root, under the emulator: read and print JSON
         print(json.dumps(read_frames(Path(INSIDE) / "frames")))
         return 0
     if os.geteuid() != 0:
         raise SystemExit("run as root: the arm64 root is entered with chroot")
     sys.path.insert(0, str(ROOT))
-    ensure_tools(args.install)
     root = args.root.resolve()
-    make_root(root)
-    fill_root(root)
     frames = root / INSIDE.lstrip("/") / "frames"
-    draw_frames(frames, args.scenes, args.seed)
+    try:
+        ensure_tools(args.install)
+        make_root(root)
+        fill_root(root)
+        draw_frames(frames, args.scenes, args.seed)
+    except subprocess.CalledProcessError as error:
+        raise SystemExit(f"{Path(str(error.cmd[0])).name} failed (exit status "
+                         f"{error.returncode}): is the network up and {root} writable?") from None
+    except OSError as error:
+        raise SystemExit(f"cannot prepare the arm64 root in {root}: {error}") from None
     here = read_frames(frames)
     chroot = shutil.which("chroot") or "/usr/sbin/chroot"  # sbin: not always on PATH
     done = subprocess.run(
