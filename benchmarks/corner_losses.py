@@ -74,7 +74,7 @@ def corner_losses(truth: Truth, card_width: float, match_radius: float,
             reason = UNSURE_NOT_REPORTED
         elif pairs:
             reason = OTHER_CARD_DROPPED
-        elif _proposed(pair_midpoints, corners, reach):
+        elif proposed_at(pair_midpoints, corners, reach):
             reason = NOT_AN_INDEX
         else:
             reason = NOT_PROPOSED
@@ -82,8 +82,9 @@ def corner_losses(truth: Truth, card_width: float, match_radius: float,
     return lost
 
 
-def _proposed(midpoints: np.ndarray, corners: Sequence[tuple[float, float]],
-              reach: float) -> bool:
+def proposed_at(midpoints: np.ndarray, corners: Sequence[tuple[float, float]],
+                reach: float) -> bool:
+    """Whether a pair's midpoint lies within `reach` pixels of one of `corners`."""
     if midpoints.shape[0] == 0:
         return False
     return any(float(np.min(np.hypot(midpoints[:, 0] - x, midpoints[:, 1] - y))) <= reach

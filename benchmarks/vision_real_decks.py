@@ -49,7 +49,7 @@ from bench_vision import (  # noqa: E402
     score_scene,
     trained_on,
 )
-from corner_losses import corner_losses, losses_line  # noqa: E402
+from corner_losses import PROPOSED_REACH, corner_losses, losses_line, proposed_at  # noqa: E402
 
 TARGET_PROPOSED = 0.998
 # A candidate pair this near a visible index corner (in card widths) is taken for it
@@ -87,11 +87,8 @@ def pair_midpoints(scene: Scene) -> np.ndarray:
 def proposed_corners(scene: Scene, middle: np.ndarray) -> tuple[int, int]:
     """(corners with a candidate pair whose midpoint lies on them, visible corners)."""
     points = [p for _, _, pts in scene.truth for p in pts]
-    if middle.shape[0] == 0:
-        return 0, len(points)
-    reach = 0.12 * scene.card_width
-    hit = sum(1 for x, y in points
-              if float(np.min(np.hypot(middle[:, 0] - x, middle[:, 1] - y))) <= reach)
+    reach = PROPOSED_REACH * scene.card_width
+    hit = sum(1 for point in points if proposed_at(middle, [point], reach))
     return hit, len(points)
 
 
