@@ -63,6 +63,10 @@ class Scene:
     truth: list[tuple[str, str, list[tuple[float, float]]]]  # card, box, visible points
     partial: list[tuple[str, list[tuple[float, float]]]]  # card, 30-80% open index points
     variations: dict[str, Any] = field(default_factory=dict)  # what spoils the picture
+    # Per truth entry, per visible point: the rank glyph's and the suit pip's image centres
+    # (rendered scenes only; empty for a dataset folder).
+    glyphs: list[list[tuple[tuple[float, float], tuple[float, float]]]] = field(
+        default_factory=list)
 
 
 # Conditions the figures are also broken down by (a scene can meet several).
@@ -199,7 +203,8 @@ def rendered_scenes(n: int, seed: int, designs: Sequence[str]) -> Iterator[Scene
                     rendered.card_width, rendered.layout,
                     [(t.card, t.box, list(t.index_points)) for t in rendered.truth],
                     [(t.card, list(t.partial_points)) for t in rendered.truth
-                     if t.partial_points], dict(rendered.meta.get("variations", {})))
+                     if t.partial_points], dict(rendered.meta.get("variations", {})),
+                    [list(t.index_glyphs) for t in rendered.truth])
 
 
 def folder_scenes(folder: Path) -> Iterator[Scene]:

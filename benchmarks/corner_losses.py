@@ -16,13 +16,18 @@ not read, in this order:
    card widths of a corner (the finder proposed it; the networks called it
    not an index);
 5. `NOT_PROPOSED`: none does.
+
+Given the true glyph centres of each corner and a reader of pairs, a card lost
+by the finder (4 or 5) is also counted under `READ_WHEN_CUT_TRUE` when the
+networks read it right from a pair cut at its true rank and pip: what a finder
+that proposed the right pair would add.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -36,25 +41,33 @@ NOT_AN_INDEX = "proposed, called not an index"
 NOT_PROPOSED = "no pair proposed"
 REASONS = (READ_WRONG, UNKNOWN, LOST_IN_MERGING, UNSURE_NOT_REPORTED, OTHER_CARD_DROPPED,
            NOT_AN_INDEX, NOT_PROPOSED)
+READ_WHEN_CUT_TRUE = "of the finder's losses, read right from a pair cut at the true glyphs"
 UNKNOWN_CODE = "??"
 # A pair "proposed for" a corner: its midpoint this near (card widths), as the
 # benchmark counts the candidates proposed.
 PROPOSED_REACH = 0.12
 
-Truth = Sequence[tuple[str, str, Sequence[tuple[float, float]]]]  # card, box, visible corners
+Point = tuple[float, float]
+Truth = Sequence[tuple[str, str, Sequence[Point]]]  # card, box, visible corners
+GlyphPairs = Sequence[tuple[Point, Point]]  # per visible corner: rank centre, pip centre
 
 
 def corner_losses(truth: Truth, card_width: float, match_radius: float,
                   reads: Sequence[Any], unknowns: Sequence[Any],
-                  candidates: Sequence[Any], pair_midpoints: np.ndarray) -> Counter[str]:
+                  candidates: Sequence[Any], pair_midpoints: np.ndarray,
+                  glyphs: Sequence[GlyphPairs] = (),
+                  read_pairs: Callable[[GlyphPairs], Sequence[str]] | None = None
+                  ) -> Counter[str]:
     """The reason each visible card not read was lost (`REASONS`), counted.
 
     `reads`, `unknowns` and `candidates` have `card`, `x` and `y` (the index's
-    rank-suit midpoint); `pair_midpoints` is (n, 2), the finder's pairs."""
+    rank-suit midpoint); `pair_midpoints` is (n, 2), the finder's pairs. With
+    `glyphs` (aligned with `truth`) and `read_pairs` (the cards the networks read
+    from pairs cut at the given centres), `READ_WHEN_CUT_TRUE` counts too."""
     radius = match_radius * card_width
     reach = PROPOSED_REACH * card_width
     lost: Counter[str] = Counter()
-    for card, _box, corners in truth:
+    for k, (card, _box, corners) in enumerate(truth):
         if not corners:
             continue
         def near(found: Sequence[Any], corners: Sequence[tuple[float, float]] = corners
@@ -79,6 +92,9 @@ def corner_losses(truth: Truth, card_width: float, match_radius: float,
         else:
             reason = NOT_PROPOSED
         lost[reason] += 1
+        if (reason in (NOT_AN_INDEX, NOT_PROPOSED) and read_pairs is not None
+                and k < len(glyphs) and glyphs[k] and card in read_pairs(glyphs[k])):
+            lost[READ_WHEN_CUT_TRUE] += 1
     return lost
 
 

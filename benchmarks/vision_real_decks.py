@@ -49,7 +49,16 @@ from bench_vision import (  # noqa: E402
     score_scene,
     trained_on,
 )
-from corner_losses import PROPOSED_REACH, corner_losses, losses_line, proposed_at  # noqa: E402
+from corner_losses import (  # noqa: E402
+    NOT_AN_INDEX,
+    NOT_PROPOSED,
+    PROPOSED_REACH,
+    READ_WHEN_CUT_TRUE,
+    REASONS,
+    corner_losses,
+    losses_line,
+    proposed_at,
+)
 
 TARGET_PROPOSED = 0.998
 # A candidate pair this near a visible index corner (in card widths) is taken for it
@@ -127,8 +136,17 @@ def run(scenes: Iterable[Scene], recognizer: Any, with_candidates: bool,
             deck.proposed, deck.corners = proposed_corners(scene, middle)
         if with_losses:
             candidates = recognizer.read_candidates(scene.image, keep_unsure=True)
+
+            def read_pairs(glyphs: Sequence[tuple[Any, Any]], image: np.ndarray = scene.image
+                           ) -> list[str]:
+                ranks = np.array([rank for rank, _pip in glyphs], np.float32)
+                pips = np.array([pip for _rank, pip in glyphs], np.float32)
+                return [r.card for r in recognizer.read_candidates(image, keep_unsure=True,
+                                                                   pairs=(ranks, pips))]
+
             deck.losses = corner_losses(scene.truth, scene.card_width, MATCH_RADIUS,
-                                        detections, unknowns, candidates, middle)
+                                        detections, unknowns, candidates, middle,
+                                        scene.glyphs, read_pairs)
         per_deck.setdefault(scene.design, DeckScore()).add(deck)
     return per_deck
 
@@ -174,10 +192,15 @@ def report(per_deck: dict[str, DeckScore], worst: int) -> DeckScore:
         common = ", ".join(f"{t}->{r} x{n}" for (t, r), n in total.confusions.most_common(worst))
         print(f"  worst confusions (truth->read): {common}")
     if total.losses:
-        print(f"  where the {sum(total.losses.values())} cards not read were lost: "
-              f"{losses_line(total.losses)}")
+        not_read = sum(total.losses[reason] for reason in REASONS)
+        print(f"  where the {not_read} cards not read were lost: {losses_line(total.losses)}")
         for name, deck in sorted(per_deck.items()):
             print(f"    {name}: {losses_line(deck.losses)}")
+        finder = total.losses[NOT_AN_INDEX] + total.losses[NOT_PROPOSED]
+        if finder:
+            print(f"  of the {finder} cards the finder lost (called not an index, never "
+                  f"proposed), {total.losses[READ_WHEN_CUT_TRUE]} are read right from a pair "
+                  "cut at their true rank and pip centres")
     return total
 
 

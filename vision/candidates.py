@@ -277,6 +277,15 @@ def pair_blobs(blobs: Blobs, min_gap: float = 0.7, max_gap: float = 2.0,
                       backward[either][order])
 
 
+def given_pairs(rank_centres: np.ndarray, suit_centres: np.ndarray) -> Candidates:
+    """Pairs named by their rank-glyph and suit-pip centres ((n, 2) each), each in that order."""
+    first = np.asarray(rank_centres, np.float32).reshape(-1, 2)
+    second = np.asarray(suit_centres, np.float32).reshape(-1, 2)
+    if first.shape != second.shape:
+        raise ValueError(f"{first.shape[0]} rank centres for {second.shape[0]} suit centres")
+    return Candidates(first, second, np.ones(first.shape[0], bool), np.zeros(first.shape[0], bool))
+
+
 def _ratio_within(size: np.ndarray, other: np.ndarray, low: float, high: float) -> np.ndarray:
     ratio = size / np.maximum(other, 1.0)
     within: np.ndarray = (ratio >= low) & (ratio <= high)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.candidates import find_blobs, pair_blobs
+from vision.candidates import Candidates, find_blobs, pair_blobs
 
 CROP_W = 24
 CROP_H = 36
@@ -242,15 +242,18 @@ def net_input(crops: np.ndarray) -> np.ndarray:
 def candidate_features(
         frame: np.ndarray,
         worth_a_look: Callable[[np.ndarray], np.ndarray] | None = None,
+        pairs: Candidates | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Features of every (rank glyph, suit pip) order worth trying, the two centres, the crops.
 
     Each blob pair is cut out once; the order read the other way round gets the
     same features turned half a turn (and the crop turned half a turn). With
     `worth_a_look`, orders whose cheap glance features it turns down are dropped
-    before the HOG is computed.
+    before the HOG is computed. `pairs` are read instead of the candidate finder's
+    (a benchmark asks what pairs cut at the true glyphs would read).
     """
-    pairs = pair_blobs(find_blobs(frame))
+    if pairs is None:
+        pairs = pair_blobs(find_blobs(frame))
     empty = np.zeros((0, 2), np.float32)
     no_crops = np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
     if len(pairs) == 0:

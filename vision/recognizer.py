@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from foundation.cards import RANKS, SUITS
+from vision.candidates import given_pairs
 from vision.combine import AGREEMENT_RULES, disagree, ensemble_mean, geometric_mean, parse_weight
 from vision.detection import Detection
 from vision.features import FEATURE_SIZE, candidate_features, cut_all, net_input
@@ -206,15 +207,19 @@ class Recognizer:
                           for r, box in zip(group, boxes, strict=True)])
         return found[0], found[1]
 
-    def read_candidates(self, frame: np.ndarray, keep_unsure: bool = False) -> list[_Read]:
+    def read_candidates(self, frame: np.ndarray, keep_unsure: bool = False,
+                        pairs: tuple[np.ndarray, np.ndarray] | None = None) -> list[_Read]:
         """Every candidate pair the classifier accepts, before merging.
 
         With `keep_unsure`, pairs called an index but read with too little
-        confidence come too, as card `UNKNOWN`.
+        confidence come too, as card `UNKNOWN`. With `pairs` ((n, 2) rank-glyph
+        centres, (n, 2) suit-pip centres), those pairs are read instead of the
+        candidate finder's.
         """
         # Read once: another thread may set a new deck (or none) while a frame is read.
         deck = self.house_deck
-        features, rank_at, suit_at, crops = candidate_features(frame, self.looks_like_index)
+        given = None if pairs is None else given_pairs(*pairs)
+        features, rank_at, suit_at, crops = candidate_features(frame, self.looks_like_index, given)
         if features.shape[0] == 0:
             return []
         rank_p, suit_p = self.classify(features)

@@ -376,3 +376,38 @@ def test_a_corner_whose_suit_pip_is_a_third_covered_is_only_partly_open() -> Non
     assert covered.index_points[0][1] > 150 > covered.partial_points[0][1]
     grazed = _one_card_truth(0.1)  # a tenth of the pip: still readable
     assert len(grazed.index_points) == 2 and grazed.partial_points == []
+
+
+def test_each_open_corner_names_the_centres_of_its_rank_glyph_and_suit_pip() -> None:
+    # Seen straight down, the centres are the design's glyph boxes moved to the card's place.
+    design = DESIGNS[TUNING_DESIGNS[0]]
+    (rank_box, suit_box), (turned_rank, turned_suit) = glyph_boxes(design, 120, "7")
+
+    def centre(box: tuple[float, float, float, float]) -> tuple[float, float]:
+        return ((box[0] + box[2]) / 2 + 100, (box[1] + box[3]) / 2 + 50)
+
+    truth = _one_card_truth(0.0)
+    assert len(truth.index_glyphs) == len(truth.index_points) == 2
+    expected = [(centre(rank_box), centre(suit_box)),
+                (centre(turned_rank), centre(turned_suit))]
+    for (rank, pip), (want_rank, want_pip) in zip(truth.index_glyphs, expected, strict=True):
+        assert math.dist(rank, want_rank) < 1e-6 and math.dist(pip, want_pip) < 1e-6
+    # A corner only partly open names no glyphs: the list follows the open points.
+    assert len(_one_card_truth(0.34).index_glyphs) == 1
+
+
+@pytest.mark.parametrize("which", ["clean_scene", "bent_scene"])
+def test_the_glyph_centres_lie_either_side_of_their_index_point(
+        which: str, request: pytest.FixtureRequest) -> None:
+    scene: RenderedScene = request.getfixturevalue(which)
+    for truth in scene.truth:
+        assert len(truth.index_glyphs) == len(truth.index_points)
+        for (x, y), (rank, pip) in zip(truth.index_points, truth.index_glyphs, strict=True):
+            gap = math.dist(rank, pip)
+            # An index is a small share of a 110 px card; its centre is near the glyphs' middle.
+            assert 5 < gap < 40, gap
+            middle = ((rank[0] + pip[0]) / 2, (rank[1] + pip[1]) / 2)
+            assert math.dist(middle, (x, y)) < 0.5 * gap
+            for gx, gy in (rank, pip):  # print about each glyph's centre (an "A" is hollow)
+                window = _window(scene.image, gx, gy, max(2, round(0.3 * gap)))
+                assert (window.min(axis=2) < 150).any()

@@ -73,3 +73,52 @@ def test_a_recognizer_never_sure_loses_every_card_to_doubt_or_the_finder() -> No
     assert set(deck.losses) <= {losses.UNKNOWN, losses.UNSURE_NOT_REPORTED,
                                 losses.NOT_AN_INDEX, losses.NOT_PROPOSED}
     assert deck.losses[losses.UNKNOWN] > visible // 2
+
+
+def test_the_finders_losses_read_at_their_true_glyphs_are_counted_apart() -> None:
+    losses = _module("corner_losses")
+    truth = [("7C", "box1", [(300.0, 300.0)]),  # called not an index: read when cut true
+             ("8D", "box1", [(500.0, 300.0)]),  # never proposed: read as 8H when cut true
+             ("9S", "box2", [(700.0, 300.0)]),  # never proposed, no glyphs given
+             ("KH", "box2", [(100.0, 100.0)])]  # read wrong: never cut again
+    glyphs = [[((300.0, 295.0), (300.0, 305.0))], [((500.0, 295.0), (500.0, 305.0))], [],
+              [((100.0, 95.0), (100.0, 105.0))]]
+    asked: list[tuple[float, float]] = []
+
+    def read_pairs(pairs: list[tuple[tuple[float, float], tuple[float, float]]]) -> list[str]:
+        asked.extend(rank for rank, _pip in pairs)
+        return {300.0: ["7C"], 500.0: ["8H", "??"]}.get(pairs[0][0][0], [])
+
+    lost = losses.corner_losses(truth, 100.0, 0.25, [Read("QH", 100, 100)], [], [],
+                                np.array([[305.0, 300.0]]), glyphs, read_pairs)
+    assert lost[losses.NOT_AN_INDEX] == 1 and lost[losses.NOT_PROPOSED] == 2
+    assert lost[losses.READ_WRONG] == 1
+    assert lost[losses.READ_WHEN_CUT_TRUE] == 1
+    assert asked == [(300.0, 295.0), (500.0, 295.0)]
+    assert losses.READ_WHEN_CUT_TRUE not in losses.losses_line(lost)
+
+
+def test_pairs_cut_at_the_true_glyphs_of_a_clean_scene_read_its_cards() -> None:
+    from bench_vision import rendered_scenes
+
+    _module("corner_losses")
+    scene = next(iter(rendered_scenes(1, 3, ["classic_duplex"])))
+    recognizer = Recognizer()
+    checked = 0
+    for (card, _box, corners), glyphs in zip(scene.truth, scene.glyphs, strict=True):
+        if not corners:
+            continue
+        ranks = np.array([rank for rank, _ in glyphs], np.float32)
+        pips = np.array([pip for _, pip in glyphs], np.float32)
+        read = [r.card for r in recognizer.read_candidates(scene.image, keep_unsure=True,
+                                                           pairs=(ranks, pips))]
+        assert read and set(read) <= {card, "??"}, (card, read)
+        checked += 1
+    assert checked >= 5
+    # The same pairs turned round (pip taken for the rank) are no index.
+    card, _box, corners = next(t for t in scene.truth if t[2])
+    glyphs = scene.glyphs[scene.truth.index((card, _box, corners))]
+    turned = recognizer.read_candidates(
+        scene.image, pairs=(np.array([p for _, p in glyphs], np.float32),
+                            np.array([r for r, _ in glyphs], np.float32)))
+    assert card not in [r.card for r in turned]

@@ -134,6 +134,10 @@ class CardTruth:
     # Index corners 30-80% open: neither required nor wrong to read (the benchmark ignores
     # reads of them).
     partial_points: list[tuple[float, float]] = field(default_factory=list)
+    # Per index point, the image centres of its rank glyph and suit pip (for benchmarks that
+    # ask what a perfectly cut pair would read).
+    index_glyphs: list[tuple[tuple[float, float], tuple[float, float]]] = field(
+        default_factory=list)
 
 
 @dataclass
@@ -296,6 +300,7 @@ def _truth(placed: Sequence[_PlacedCard], canvas: TablePlane, view: CameraView,
     for pc in placed:
         points: list[tuple[float, float]] = []
         partial: list[tuple[float, float]] = []
+        glyph_centres: list[tuple[tuple[float, float], tuple[float, float]]] = []
         for quad, glyphs in zip(pc.index_quads, pc.glyph_quads, strict=True):
             frame_quad = view.project(quad)
             open_share = min(canvas.own_fraction(quad, pc.owner_id),
@@ -304,9 +309,12 @@ def _truth(placed: Sequence[_PlacedCard], canvas: TablePlane, view: CameraView,
             cx, cy = frame_quad.mean(axis=0)
             if open_share >= MIN_VISIBLE:
                 points.append((float(cx), float(cy)))
+                rank_xy, pip_xy = (view.project(glyph).mean(axis=0) for glyph in glyphs)
+                glyph_centres.append(((float(rank_xy[0]), float(rank_xy[1])),
+                                      (float(pip_xy[0]), float(pip_xy[1]))))
             elif open_share >= MIN_PARTIAL:
                 partial.append((float(cx), float(cy)))
-        truth.append(CardTruth(pc.card, pc.box, points, partial))
+        truth.append(CardTruth(pc.card, pc.box, points, partial, glyph_centres))
     return truth
 
 
