@@ -12,6 +12,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +33,17 @@ class Layout:
     image_size: tuple[int, int]
     areas: Mapping[str, tuple[tuple[float, float], ...]]
 
+    @cached_property
+    def _contours(self) -> tuple[tuple[str, np.ndarray], ...]:
+        """The areas as OpenCV contours, made once: a frame asks for every card."""
+        return tuple((name, np.asarray(polygon, dtype=np.float32).reshape(-1, 1, 2))
+                     for name, polygon in self.areas.items())
+
     def placed(self, x: float, y: float, reach: float = 0.0) -> tuple[str | None, float]:
         """`area_of` with the depth: how far inside its area the point is (negative: outside)."""
         best: str | None = None
         best_depth = -math.inf
-        for name, polygon in self.areas.items():
-            contour = np.asarray(polygon, dtype=np.float32).reshape(-1, 1, 2)
+        for name, contour in self._contours:
             depth = cv2.pointPolygonTest(contour, (float(x), float(y)), True)
             if depth >= -reach and depth > best_depth:
                 best, best_depth = name, depth
