@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.candidates import (
     _CROSS,
@@ -12,6 +13,7 @@ from vision.candidates import (
     Blobs,
     _ink_passes,
     _pairs_within,
+    given_pairs,
     ink_masks,
     pair_blobs,
 )
@@ -123,3 +125,17 @@ def test_each_crop_is_the_remap_of_its_own_maps() -> None:
         alone = cv2.remap(frame, map_x[k].reshape(CROP_H, CROP_W), map_y[k].reshape(CROP_H, CROP_W),
                           cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         np.testing.assert_array_equal(crops[k], alone)
+
+
+def test_given_pairs_are_read_rank_first_and_must_match_in_number() -> None:
+    ranks = np.array([[10.0, 20.0], [30.0, 40.0]])
+    pips = np.array([[10.0, 32.0], [30.0, 52.0]])
+    pairs = given_pairs(ranks, pips)
+    index, reverse, rank_at, suit_at = pairs.ordered()
+    np.testing.assert_array_equal(index, [0, 1])
+    assert not reverse.any()
+    np.testing.assert_array_equal(rank_at, ranks.astype(np.float32))
+    np.testing.assert_array_equal(suit_at, pips.astype(np.float32))
+    assert len(given_pairs(np.zeros((0, 2)), np.zeros((0, 2)))) == 0
+    with pytest.raises(ValueError, match="2 rank centres for 3 suit centres"):
+        given_pairs(ranks, np.zeros((3, 2)))
