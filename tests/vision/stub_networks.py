@@ -38,7 +38,7 @@ def read_with_stub_networks(monkeypatch: pytest.MonkeyPatch, recognizer: Recogni
 
     frame = stub_frame()
     first_cut = cut_all(frame, RANK_AT, SUIT_AT)
-    monkeypatch.setattr(module, "candidate_features", lambda frame, look: (
+    monkeypatch.setattr(module, "candidate_features", lambda frame, look, pairs=None: (
         np.zeros((1, module.FEATURE_SIZE), np.float32), RANK_AT, SUIT_AT, first_cut))
     monkeypatch.setattr(recognizer, "classify", lambda features: (mlp[0].copy(), mlp[1].copy()))
     given: list[np.ndarray] = []

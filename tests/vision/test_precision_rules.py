@@ -148,7 +148,7 @@ def _candidate_reads(monkeypatch: pytest.MonkeyPatch, recognizer: Recognizer,
     import vision.recognizer as module
 
     crops = _black_index()
-    monkeypatch.setattr(module, "candidate_features", lambda frame, look: (
+    monkeypatch.setattr(module, "candidate_features", lambda frame, look, pairs=None: (
         np.zeros((1, module.FEATURE_SIZE), np.float32), np.array([[50.0, 40.0]]),
         np.array([[50.0, 55.0]]), crops))
     monkeypatch.setattr(recognizer, "classify",
