@@ -226,8 +226,9 @@ def folder_scenes(folder: Path) -> Iterator[Scene]:
                     truth, partial, doc.get("variations", {}))
 
 
-def load_recognizer(model: Path | None) -> Any:
-    """The recognizer, or exit with a message that says what is missing."""
+def load_recognizer(model: Path | None, faint_passes: bool = False) -> Any:
+    """The recognizer (with the faint passes of `vision.faint_glyphs`, where asked), or
+    exit with a message that says what is missing."""
     try:
         from vision.recognizer import Recognizer
     except ImportError as exc:
@@ -235,8 +236,8 @@ def load_recognizer(model: Path | None) -> Any:
                          "vision.recognizer.Recognizer is needed to run this benchmark") from None
     try:
         if model is None:
-            return Recognizer()
-        return Recognizer(model, model.with_suffix(".json"))
+            return Recognizer(faint_passes=faint_passes)
+        return Recognizer(model, model.with_suffix(".json"), faint_passes=faint_passes)
     except Exception as exc:  # the model file is missing or stale: say so and stop
         raise SystemExit(f"the recognizer cannot start: {exc}") from None
 

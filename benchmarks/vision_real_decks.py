@@ -2,6 +2,7 @@
 
     python benchmarks/vision_real_decks.py [--n-per-deck 40] [--seed 17] [--decks NAME ...]
     python benchmarks/vision_real_decks.py --model M.onnx   # a freshly trained model
+    python benchmarks/vision_real_decks.py --faint-passes   # the camera's faint_passes on
     python benchmarks/vision_real_decks.py --enrolled --learnt 40   # house decks too
 
 Scenes (1280x720, 3-7 boxes of fanned and overlapping hands, felt colours,
@@ -14,7 +15,8 @@ corners; precision, recall of visible index corners, hands exactly right.
 
 Also printed, per deck and overall: index corners reported as unknown (seen,
 not read surely enough), how many visible corners the candidate finder
-proposes at all, the most common confusions (truth -> read), and the
+proposes at all (its own pairs and the faint passes', `vision.faint_glyphs`), the most
+common confusions (truth -> read), and the
 milliseconds per frame (median and 95th percentile) on one core.
 
 Targets: precision and recall 99.5%, hands 98%, a median of 40 ms per frame,
@@ -85,12 +87,10 @@ class DeckScore:
         self.losses.update(other.losses)
 
 
-def pair_midpoints(scene: Scene) -> np.ndarray:
-    """(n, 2): the midpoints of the candidate finder's pairs in the scene."""
-    from vision.candidates import find_blobs, pair_blobs
-
-    pairs = pair_blobs(find_blobs(scene.image))
-    return (pairs.first + pairs.second) / 2.0
+def pair_midpoints(pairs: Sequence[Any]) -> np.ndarray:
+    """(n, 2): the midpoints of the candidate pairs (`vision.candidates.Candidates`)."""
+    return np.concatenate([np.zeros((0, 2), np.float32),
+                           *((p.first + p.second) / 2.0 for p in pairs)])
 
 
 def proposed_corners(scene: Scene, middle: np.ndarray) -> tuple[int, int]:
@@ -131,11 +131,14 @@ def run(scenes: Iterable[Scene], recognizer: Any, with_candidates: bool,
         deck = DeckScore(score_scene(scene, detections, elapsed), len(unknowns))
         deck.confusions = confusions_of(scene, detections)
         if with_candidates or with_losses:
-            middle = pair_midpoints(scene)
+            # Read again, untimed, for the pairs read: the finder's and the faint passes'.
+            proposed: list[Any] = []
+            candidates = recognizer.read_candidates(scene.image, keep_unsure=True,
+                                                    proposed=proposed)
+            middle = pair_midpoints(proposed)
         if with_candidates:
             deck.proposed, deck.corners = proposed_corners(scene, middle)
         if with_losses:
-            candidates = recognizer.read_candidates(scene.image, keep_unsure=True)
 
             def read_pairs(glyphs: Sequence[tuple[Any, Any]], image: np.ndarray = scene.image
                            ) -> list[str]:
@@ -323,6 +326,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "font-drawn decks of $TABLECTL_FONT_DECKS")
     parser.add_argument("--model", type=Path, default=None,
                         help="classifier .onnx (default: the shipped one)")
+    parser.add_argument("--faint-passes", action="store_true",
+                        help="look again for pale glyphs once the finder's pairs are read "
+                             "(the camera's faint_passes setting, vision.faint_glyphs)")
     parser.add_argument("--no-candidates", action="store_true",
                         help="skip counting the candidate finder's proposals")
     parser.add_argument("--worst", type=int, default=12, help="confusions to list")
@@ -372,7 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ensure_corpus(corpus_folder(), decks=[d for d in args.decks if d not in font_decks])
     except ValueError as error:
         parser.error(str(error))
-    recognizer = load_recognizer(args.model)
+    recognizer = load_recognizer(args.model, args.faint_passes)
     one_core()
     # Interleave decks scene by scene so each deck sees the same range of conditions.
     scenes = rendered_scenes(args.n_per_deck * len(args.decks), args.seed, args.decks)

@@ -371,7 +371,8 @@ def start_camera(config: Any, service: TableService, *, with_shoe: bool,
     camera = config.camera if hasattr(config, "camera") else config
     layout = load_layout(camera.layout)
     learn = bool(getattr(camera, "learn_house_deck", False)) and with_shoe
-    recognizer = Recognizer(house_deck=None if learn else getattr(camera, "house_deck", None))
+    recognizer = Recognizer(house_deck=None if learn else getattr(camera, "house_deck", None),
+                            faint_passes=bool(getattr(camera, "faint_passes", False)))
 
     def reopen() -> FrameSource:
         return open_source(camera.source, camera.width, camera.height, camera.fps)

@@ -72,6 +72,10 @@ class CameraConfig:
     # the networks give a card the shoe put in that place at least this probability
     # (`tablectl.witness_doubt`); 0: every read stands.
     witness_doubt: float = DEFAULT_WITNESS_DOUBT
+    # Look again for pale index glyphs once the finder's pairs are read
+    # (`vision.faint_glyphs`): a few more cards of designs never enrolled, a sixth more
+    # time a frame.
+    faint_passes: bool = False
 
 
 @dataclass(frozen=True)
@@ -224,6 +228,8 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
         doubt = camera_section.get("witness_doubt", DEFAULT_WITNESS_DOUBT,
                                    lambda v: _number_or_zero(v) and v < 1,
                                    "a probability from 0 (off) to under 1")
+        faint = camera_section.get("faint_passes", False, lambda v: isinstance(v, bool),
+                                   "true or false")
         camera_section.finish()
         if learn and (house_deck is None or not str(house_deck).endswith(".npz")):
             problems.append("[camera] learn_house_deck = true needs house_deck = "
@@ -239,7 +245,7 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
             )
         if camera_source is not None and layout is not None:
             camera = CameraConfig(camera_source, layout, float(fps), width, height,
-                                  float(timeout), house_deck, learn, float(doubt))
+                                  float(timeout), house_deck, learn, float(doubt), faint)
     if shoe.driver == "none" and "camera" not in raw:
         problems.append("[shoe] driver = \"none\" needs a [camera] section: no card source")
 

@@ -16,6 +16,7 @@ touching such a chip comes out as a blob of its own.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -108,7 +109,7 @@ def _darker(lifted: np.ndarray, mean: np.ndarray) -> np.ndarray:
 
 
 def _ink_passes(darkest: np.ndarray, near_card: np.ndarray) -> list[tuple[np.ndarray, int]]:
-    """The ink masks of `find_blobs`'s three passes, limited to `near_card`, each with the
+    """The ink masks of `blobs_on`'s three passes, limited to `near_card`, each with the
     pixels it was thinned by."""
     small_mean = _block_mean(darkest, INK_BLOCK_PX)
     wide_mean = _block_mean(darkest, WIDE_INK_BLOCK_PX)
@@ -151,7 +152,47 @@ def print_colour_mask(blue: np.ndarray, green: np.ndarray, brightest: np.ndarray
     return cv2.compare(spread, limit, cv2.CMP_LE)  # type: ignore[call-overload,no-any-return]
 
 
+@dataclass(frozen=True)
+class CardStock:
+    """What the finder's passes share: the frame's darkest channel, where card stock
+    lies, and where ink may lie (near card stock, in a print colour)."""
+
+    darkest: np.ndarray
+    white: np.ndarray
+    near_card: np.ndarray
+
+    @cached_property
+    def _white_integral(self) -> np.ndarray:
+        return cv2.integral(self.white)  # type: ignore[no-any-return]
+
+    def ring_fraction(self, boxes: np.ndarray) -> np.ndarray:
+        """Fraction of card stock in a ring around each box (x, y, w, h) grown by a quarter
+        of its size."""
+        if boxes.shape[0] == 0:
+            return np.zeros(0, np.float32)
+        return _ring_fraction(self._white_integral, boxes[:, 0], boxes[:, 1], boxes[:, 2],
+                              boxes[:, 3])
+
+
+def card_stock(frame: np.ndarray) -> CardStock:
+    """The darkest channel, card stock and where ink may lie, of a BGR frame."""
+    blue, green, red = cv2.split(frame)
+    darkest = cv2.min(cv2.min(blue, green), red)
+    brightest = cv2.max(cv2.max(blue, green), red)
+    white = white_mask(frame, darkest, brightest)
+    # Ink counts only near card stock (felt texture and print make no components),
+    # and only in the colours of print.
+    near_card = cv2.bitwise_and(cv2.dilate(white, _NEAR),
+                                print_colour_mask(blue, green, brightest))
+    return CardStock(darkest, white, near_card)
+
+
 def find_blobs(frame: np.ndarray) -> Blobs:
+    """Ink blobs of glyph size lying on card-white ground (`blobs_on` the frame's stock)."""
+    return blobs_on(card_stock(frame))
+
+
+def blobs_on(stock: CardStock) -> Blobs:
     """Ink blobs of glyph size lying on card-white ground.
 
     Pixels not of a print colour (`print_colour_mask`) are never ink. Three
@@ -167,52 +208,48 @@ def find_blobs(frame: np.ndarray) -> Blobs:
     where the earlier blob covering it holds two or more of the pass's blobs: a
     rank and its pip that blur ran together into one.
     """
-    blue, green, red = cv2.split(frame)
-    darkest = cv2.min(cv2.min(blue, green), red)
-    brightest = cv2.max(cv2.max(blue, green), red)
-    white = white_mask(frame, darkest, brightest)
-    # Ink counts only near card stock (felt texture and print make no components),
-    # and only in the colours of print.
-    near_card = cv2.bitwise_and(cv2.dilate(white, _NEAR),
-                                print_colour_mask(blue, green, brightest))
-    passes = _ink_passes(darkest, near_card)
-    boxes, longest, centres = _glyph_components(*passes[0])
+    passes = _ink_passes(stock.darkest, stock.near_card)
+    boxes, longest, centres = glyph_components(*passes[0])
     for mask, thinned_by in passes[1:]:
-        more_boxes, more_longest, more_centres = _glyph_components(mask, thinned_by)
-        new = _not_covered(more_centres, boxes)
+        more_boxes, more_longest, more_centres = glyph_components(mask, thinned_by)
+        new = not_covered(more_centres, boxes)
         boxes = np.concatenate([boxes, more_boxes[new]])
         longest = np.concatenate([longest, more_longest[new]])
         centres = np.concatenate([centres, more_centres[new]])
-    if boxes.shape[0]:
-        ring = _ring_fraction(white, boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3])
-        on_card = ring >= MIN_WHITE_RING
-        boxes, longest, centres = boxes[on_card], longest[on_card], centres[on_card]
-    return Blobs(centres.astype(np.float32), longest.astype(np.float32),
-                 boxes.astype(np.int32))
+    on_card = stock.ring_fraction(boxes) >= MIN_WHITE_RING
+    return Blobs(centres[on_card].astype(np.float32), longest[on_card].astype(np.float32),
+                 boxes[on_card].astype(np.int32))
 
 
-def _not_covered(centres: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """Which blobs (by centre) are new: in no box, or in a box that holds two or more."""
+def not_covered(centres: np.ndarray, boxes: np.ndarray, split: bool = True) -> np.ndarray:
+    """Which blobs (by centre) are new: in no box, or (with `split`) in a box that holds
+    two or more."""
     if centres.shape[0] == 0 or boxes.shape[0] == 0:
         return np.ones(centres.shape[0], bool)
     inside = ((centres[:, None, 0] >= boxes[None, :, 0])
               & (centres[:, None, 0] <= boxes[None, :, 0] + boxes[None, :, 2])
               & (centres[:, None, 1] >= boxes[None, :, 1])
               & (centres[:, None, 1] <= boxes[None, :, 1] + boxes[None, :, 3]))
-    merged = inside.sum(axis=0) >= 2
+    merged = (inside.sum(axis=0) >= 2) if split else np.zeros(boxes.shape[0], bool)
     new: np.ndarray = ~inside.any(axis=1) | (inside & merged[None, :]).any(axis=1)
     return new
 
 
-def _glyph_components(ink: np.ndarray, thinned_by: int = 0
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def glyph_components(ink: np.ndarray, thinned_by: int = 0, scale: int = 1
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Boxes (x, y, w, h), longest sides and centres of the glyph-sized ink components.
 
-    A mask thinned by `thinned_by` pixels gets its boxes grown back by as much.
+    A mask thinned by `thinned_by` pixels gets its boxes grown back by as much; a
+    mask made at 1/`scale` of the frame's size gets its boxes and centres in frame
+    pixels.
     """
     _count, _labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(
         ink, 8, cv2.CV_32S, cv2.CCL_GRANA)
     stats = stats[1:]
+    centroids = centroids[1:]
+    if scale != 1:
+        stats = stats * np.array([scale, scale, scale, scale, scale * scale], stats.dtype)
+        centroids = (centroids + 0.5) * scale - 0.5  # pixel centres of the frame
     if thinned_by:
         stats = stats + np.array([-thinned_by, -thinned_by, 2 * thinned_by, 2 * thinned_by, 0],
                                  stats.dtype)
@@ -220,14 +257,14 @@ def _glyph_components(ink: np.ndarray, thinned_by: int = 0
     longest = np.maximum(w, h)
     keep = ((longest >= MIN_GLYPH_PX) & (longest <= MAX_GLYPH_PX)
             & (area >= 8) & (area <= 0.85 * w * h + 1))
-    return stats[:, :4][keep], longest[keep], centroids[1:][keep]
+    return stats[:, :4][keep], longest[keep], centroids[keep]
 
 
-def _ring_fraction(mask: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray,
+def _ring_fraction(integral: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray,
                    h: np.ndarray) -> np.ndarray:
-    """Fraction of white pixels in a ring around each box (box grown by a quarter of its size)."""
-    integral = cv2.integral(mask)  # sums of 255s: counts once divided by 255
-    rows, cols = mask.shape
+    """Fraction of white pixels in a ring around each box (box grown by a quarter of its
+    size), from the integral image of a 0/255 mask."""
+    rows, cols = integral.shape[0] - 1, integral.shape[1] - 1
 
     def box_sum(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray,
                 y1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -256,11 +293,18 @@ def pair_blobs(blobs: Blobs, min_gap: float = 0.7, max_gap: float = 2.0,
     differ by at most `max_gap` times the largest blob are measured: no pair
     farther apart can be near.
     """
+    i, j, forward, backward = pair_indices(blobs, min_gap, max_gap, min_ratio, max_ratio)
+    return Candidates(blobs.centres[i], blobs.centres[j], forward, backward)
+
+
+def pair_indices(blobs: Blobs, min_gap: float = 0.7, max_gap: float = 2.0,
+                 min_ratio: float = 0.7, max_ratio: float = 2.6
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`pair_blobs`'s pairs as blob indices i < j, with their forward and backward flags."""
     n = blobs.centres.shape[0]
     i, j = _pairs_within(blobs.centres[:, 0], max_gap * float(blobs.sizes.max(initial=0.0)))
     if i.size == 0:
-        empty = np.zeros((0, 2), np.float32)
-        return Candidates(empty, empty, np.zeros(0, bool), np.zeros(0, bool))
+        return i, j, np.zeros(0, bool), np.zeros(0, bool)
     delta = blobs.centres[j] - blobs.centres[i]
     distance = np.hypot(delta[:, 0], delta[:, 1])
     size_i = blobs.sizes[i]
@@ -272,9 +316,7 @@ def pair_blobs(blobs: Blobs, min_gap: float = 0.7, max_gap: float = 2.0,
     either = forward | backward
     # In the order of the pairs' places in an n x n matrix, row by row.
     order = np.argsort(i[either] * n + j[either], kind="stable")
-    i, j = i[either][order], j[either][order]
-    return Candidates(blobs.centres[i], blobs.centres[j], forward[either][order],
-                      backward[either][order])
+    return i[either][order], j[either][order], forward[either][order], backward[either][order]
 
 
 def given_pairs(rank_centres: np.ndarray, suit_centres: np.ndarray) -> Candidates:

@@ -30,10 +30,11 @@ from pathlib import Path
 import numpy as np
 
 from foundation.cards import RANKS, SUITS
-from vision.candidates import given_pairs
+from vision.candidates import Candidates, blobs_on, card_stock, given_pairs, pair_blobs
 from vision.combine import AGREEMENT_RULES, disagree, ensemble_mean, geometric_mean, parse_weight
 from vision.detection import Detection
-from vision.features import FEATURE_SIZE, candidate_features, cut_all, net_input
+from vision.faint_glyphs import faint_blobs, pairs_beside_reads
+from vision.features import FEATURE_SIZE, candidate_features, net_input
 from vision.house_deck import HouseDeck, load_house_deck
 from vision.layout import Layout
 from vision.members import MemberError, load_members
@@ -67,11 +68,10 @@ from vision.reads import (
 from vision.second_look import (
     SECOND_VIEWS,
     VIEW_CEILING,
-    VIEW_FLOOR,
-    average_views,
+    SecondLook,
+    look_again,
     parse_ceiling,
     parse_views,
-    turned_pairs,
     view_setting,
 )
 
@@ -95,8 +95,12 @@ class Recognizer:
                  info_path: Path | str | None = None,
                  min_confidence: float | None = None,
                  house_deck: HouseDeck | Path | str | None = None,
-                 runtime: str = "auto") -> None:
+                 runtime: str = "auto", faint_passes: bool = False) -> None:
         model_path = Path(model_path)
+        # Whether the faint and medium ink passes (`vision.faint_glyphs`) look again once
+        # the finder's pairs are read: a few more corners of unseen designs for about a
+        # sixth more time a frame (docs/vision.md, "The faint passes").
+        self.faint_passes = faint_passes
         info_path = Path(info_path) if info_path is not None else model_path.with_suffix(".json")
         if not model_path.exists() or not info_path.exists():
             raise ModelError(f"index classifier {model_path.name} not found in "
@@ -136,6 +140,7 @@ class Recognizer:
         self.conflicts = str(info.get("conflicts", "better"))
         # "check": a read whose suit is of the other colour than its glyphs' ink is not sure.
         self.pip_colour = str(info.get("pip_colour", "check"))
+
         for key, value, allowed in (("agreement", self.agreement, AGREEMENT_RULES),
                                     ("conflicts", self.conflicts, CONFLICT_RULES),
                                     ("pip_colour", self.pip_colour, PIP_COLOUR_RULES)):
@@ -208,18 +213,35 @@ class Recognizer:
         return found[0], found[1]
 
     def read_candidates(self, frame: np.ndarray, keep_unsure: bool = False,
-                        pairs: tuple[np.ndarray, np.ndarray] | None = None) -> list[_Read]:
+                        pairs: tuple[np.ndarray, np.ndarray] | None = None,
+                        proposed: list[Candidates] | None = None) -> list[_Read]:
         """Every candidate pair the classifier accepts, before merging.
 
         With `keep_unsure`, pairs called an index but read with too little
         confidence come too, as card `UNKNOWN`. With `pairs` ((n, 2) rank-glyph
         centres, (n, 2) suit-pip centres), those pairs are read instead of the
-        candidate finder's.
+        candidate finder's. The pairs read are added to `proposed`, where given.
         """
         # Read once: another thread may set a new deck (or none) while a frame is read.
         deck = self.house_deck
-        given = None if pairs is None else given_pairs(*pairs)
-        features, rank_at, suit_at, crops = candidate_features(frame, self.looks_like_index, given)
+        read = proposed if proposed is not None else []
+        if pairs is not None:
+            read.append(given_pairs(*pairs))
+            return self._read_pairs(frame, read[-1], keep_unsure, deck)
+        stock = card_stock(frame)
+        found = blobs_on(stock)
+        read.append(pair_blobs(found))
+        reads = self._read_pairs(frame, read[-1], keep_unsure, deck)
+        if self.faint_passes:  # `vision.faint_glyphs`
+            read.append(pairs_beside_reads(found, faint_blobs(stock, found), reads))
+            if len(read[-1]):
+                reads += self._read_pairs(frame, read[-1], keep_unsure, deck)
+        return reads
+
+    def _read_pairs(self, frame: np.ndarray, pairs: Candidates, keep_unsure: bool,
+                    deck: HouseDeck | None) -> list[_Read]:
+        """`read_candidates` of the given pairs, with the house deck `deck`."""
+        features, rank_at, suit_at, crops = candidate_features(frame, self.looks_like_index, pairs)
         if features.shape[0] == 0:
             return []
         rank_p, suit_p = self.classify(features)
@@ -240,8 +262,11 @@ class Recognizer:
                     v_suit = geometric_mean(v_suit, suit_p[look], self.classifier_weight)
                 rank_p[look], suit_p[look] = v_rank, v_suit
                 if self.second_views:
-                    self._second_look(frame, look, (rank_at, suit_at), (rank_p, suit_p),
-                                      (mlp_rank, mlp_suit))
+                    look_again(frame, look, (rank_at, suit_at), (rank_p, suit_p),
+                               SecondLook(self.second_views, self.second_look_ceiling,
+                                          self.verify_with,
+                                          (mlp_rank, mlp_suit) if self.combine == "mean" else None,
+                                          self.classifier_weight))
         rank = rank_p.argmax(axis=1)
         suit = suit_p.argmax(axis=1)
         confidence = rank_p.max(axis=1) * suit_p.max(axis=1)
@@ -298,33 +323,6 @@ class Recognizer:
                                alternatives=likely_cards(rank_p[k], suit_p[k], code),
                                deck_card=deck_cards[k]))
         return reads
-
-    def _second_look(self, frame: np.ndarray, look: np.ndarray,
-                     pairs: tuple[np.ndarray, np.ndarray],
-                     readings: tuple[np.ndarray, np.ndarray],
-                     mlp_readings: tuple[np.ndarray, np.ndarray]) -> None:
-        """Average, in place, the readings of the likely reads among the `look` rows (read
-        with a confidence from `VIEW_FLOOR` to `second_look_ceiling`) with the verifier's
-        readings of the same pairs cut in each of `second_views`."""
-        rank_p, suit_p = readings
-        confidence = rank_p[look].max(axis=1) * suit_p[look].max(axis=1)
-        likely = ((rank_p[look].argmax(axis=1) != NOT_INDEX) & (confidence >= VIEW_FLOOR)
-                  & (confidence <= self.second_look_ceiling))
-        if not likely.any():
-            return
-        rows = look[likely]
-        others = []
-        cuts: dict[tuple[float, float], np.ndarray] = {}
-        for degrees, scale, verifier in self.second_views:
-            if (degrees, scale) not in cuts:
-                first, second = turned_pairs(pairs[0][rows], pairs[1][rows], degrees, scale)
-                cuts[degrees, scale] = cut_all(frame, first, second)
-            v_rank, v_suit = self.verify_with(verifier, cuts[degrees, scale])
-            if self.combine == "mean":
-                v_rank = geometric_mean(v_rank, mlp_readings[0][likely], self.classifier_weight)
-                v_suit = geometric_mean(v_suit, mlp_readings[1][likely], self.classifier_weight)
-            others.append((v_rank, v_suit))
-        rank_p[rows], suit_p[rows] = average_views((rank_p[rows], suit_p[rows]), others)
 
     @property
     def verifier_path(self) -> Path | None:

@@ -17,9 +17,14 @@ crop.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
+
+from foundation.cards import RANKS
+from vision.combine import geometric_mean
+from vision.features import cut_all
 
 # A view: (turn in degrees, scale of the pair's distance; under 1 cuts nearer, the file of
 # the verifier that reads it, beside the classifier; "": the recognizer's own verifier).
@@ -34,6 +39,21 @@ VIEW_FLOOR = 0.3
 # three in four for about one wrong read more in a thousand (docs/vision-measurements.md,
 # "The second look's ceiling"): a trade for a machine too slow for the camera, not a default.
 VIEW_CEILING = 1.0
+NOT_INDEX = len(RANKS)  # the rank head's last class
+Readings = tuple[np.ndarray, np.ndarray]  # rank and suit probabilities, one row a pair
+
+
+@dataclass(frozen=True)
+class SecondLook:
+    """How a recognizer looks again: its views, its ceiling, how it reads crops with a
+    view's verifier, and (where the classifier's reading is combined with the
+    verifier's) the classifier's readings of the rows looked at and its weight."""
+
+    views: tuple[View, ...]
+    ceiling: float
+    verify_with: Callable[[str, np.ndarray], Readings]
+    classifier_readings: Readings | None
+    classifier_weight: float
 
 
 def parse_ceiling(value: object) -> float:
@@ -92,3 +112,31 @@ def average_views(first: tuple[np.ndarray, np.ndarray],
     rank = np.mean([v[0] for v in views], axis=0)
     suit = np.mean([v[1] for v in views], axis=0)
     return rank, suit
+
+
+def look_again(frame: np.ndarray, look: np.ndarray, pairs: tuple[np.ndarray, np.ndarray],
+               readings: Readings, how: SecondLook) -> None:
+    """Average, in place, the `readings` of the likely reads among the `look` rows (read
+    with a confidence from `VIEW_FLOOR` to the ceiling) with the verifiers' readings of
+    the same pairs (rank-glyph and suit-pip centres) cut in each view."""
+    rank_p, suit_p = readings
+    confidence = rank_p[look].max(axis=1) * suit_p[look].max(axis=1)
+    likely = ((rank_p[look].argmax(axis=1) != NOT_INDEX) & (confidence >= VIEW_FLOOR)
+              & (confidence <= how.ceiling))
+    if not likely.any():
+        return
+    rows = look[likely]
+    others = []
+    cuts: dict[tuple[float, float], np.ndarray] = {}
+    for degrees, scale, verifier in how.views:
+        if (degrees, scale) not in cuts:
+            first, second = turned_pairs(pairs[0][rows], pairs[1][rows], degrees, scale)
+            cuts[degrees, scale] = cut_all(frame, first, second)
+        v_rank, v_suit = how.verify_with(verifier, cuts[degrees, scale])
+        if how.classifier_readings is not None:
+            v_rank = geometric_mean(v_rank, how.classifier_readings[0][likely],
+                                    how.classifier_weight)
+            v_suit = geometric_mean(v_suit, how.classifier_readings[1][likely],
+                                    how.classifier_weight)
+        others.append((v_rank, v_suit))
+    rank_p[rows], suit_p[rows] = average_views((rank_p[rows], suit_p[rows]), others)

@@ -254,8 +254,9 @@ def test_the_feed_checks_the_shoe_through_the_fusion(service: TableService,
     assert fusion.stats.flags == {"CARD_NOT_FROM_SHOE": 1}
 
 
-def test_start_camera_builds_the_feed_from_the_config(tmp_path: Path,
-                                                      service: TableService) -> None:
+@pytest.mark.parametrize("faint_passes", [False, True])
+def test_start_camera_builds_the_feed_from_the_config(tmp_path: Path, service: TableService,
+                                                      faint_passes: bool) -> None:
     from hwsim.camera.table_frames import render_table_frame
 
     image, layout_doc = render_table_frame({"box1": ["5S"]}, seed=SEED)
@@ -266,12 +267,13 @@ def test_start_camera_builds_the_feed_from_the_config(tmp_path: Path,
     save_layout(layout_from_dict(layout_doc), tmp_path / "layout.json")
     config = SimpleNamespace(camera=SimpleNamespace(
         source=str(stills), layout=str(tmp_path / "layout.json"), fps=30.0, width=1280,
-        height=720))
+        height=720, faint_passes=faint_passes))
     assert service.submit_and_wait({"bet": {"box": 1, "amount": 100}}, "terminal").accepted
     assert service.submit_and_wait({"deal": {}}, "terminal").accepted
     feed = start_camera(config, service, with_shoe=False)
     try:
         assert feed.fusion is not None and feed.fusion.mode == "camera"
+        assert feed.recognizer.faint_passes is faint_passes
         CHANGED.wait_until(lambda: service.table.view().boxes[0].hands[0].cards == ("5S",),
                            "5S on box 1", WAIT_S)
     finally:
