@@ -36,6 +36,9 @@ def register(subparsers: Any) -> None:
     detect.add_argument("--layout", metavar="FILE", help="layout file: name each card's box")
     detect.add_argument("--house-deck", metavar="FILE",
                         help="read the cards as this enrolled deck (tablectl vision enroll)")
+    detect.add_argument("--faint-passes", action="store_true",
+                        help="look again for pale index glyphs once the first pairs are read "
+                             "([camera] faint_passes)")
     detect.set_defaults(func=_detect)
 
     preview = commands.add_parser("preview", help="draw every card read onto the picture")
@@ -122,7 +125,7 @@ def _detect(args: argparse.Namespace) -> int:
 
     try:
         layout = _load_layout(args.layout)
-        recognizer = Recognizer(house_deck=args.house_deck)
+        recognizer = Recognizer(house_deck=args.house_deck, faint_passes=args.faint_passes)
     except (LayoutError, ModelError, HouseDeckError) as exc:
         return _fail(str(exc))
     failures = 0

@@ -55,7 +55,7 @@ def run_check(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)  # the figures are for one core, as the daemon reads a camera
     fps = None
     house_deck = None
-    learnt = False
+    learnt = faint_passes = False
     if args.config is not None:
         try:
             config = load_config(args.config)
@@ -65,10 +65,11 @@ def run_check(args: argparse.Namespace) -> int:
             return _fail(f"{args.config} has no [camera] section")
         fps, house_deck = config.camera.fps, config.camera.house_deck
         learnt = config.camera.learn_house_deck
+        faint_passes = config.camera.faint_passes
     try:
-        recognizer = Recognizer()
+        recognizer = Recognizer(faint_passes=faint_passes)
         if house_deck is not None:
-            recognizer = Recognizer(house_deck=house_deck)
+            recognizer = Recognizer(house_deck=house_deck, faint_passes=faint_passes)
     except HouseDeckError as exc:
         if not learnt:
             return _fail(str(exc))
@@ -78,7 +79,8 @@ def run_check(args: argparse.Namespace) -> int:
         house_deck = None
     except ModelError as exc:
         return _fail(str(exc))
-    print(f"networks: {describe_networks(recognizer)}")
+    print(f"networks: {describe_networks(recognizer)}"
+          + ("; faint passes on" if recognizer.faint_passes else ""))
     if recognizer.verifier_path is not None:
         print("verifier, 32 crops: " + ", ".join(
             f"{name} {ms:.1f} ms" for name, ms in verifier_times(recognizer)))

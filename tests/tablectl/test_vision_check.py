@@ -17,11 +17,13 @@ from vision.layout import layout_from_dict, save_layout
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _config(tmp_path: Path, fps: float, house_deck: Path | None = None) -> Path:
+def _config(tmp_path: Path, fps: float, house_deck: Path | None = None,
+            faint_passes: bool = False) -> Path:
     _image, layout_doc = render_table_frame({"box1": ["5S"]}, seed=3)
     save_layout(layout_from_dict(layout_doc), tmp_path / "layout.json")
     (tmp_path / "stills").mkdir()
     deck = f'house_deck = "{house_deck}"\n' if house_deck else ""
+    deck += "faint_passes = true\n" if faint_passes else ""
     config = tmp_path / "table.toml"
     config.write_text(
         '[table]\nprofile = "casinos-austria"\n\n[shoe]\ndriver = "none"\n\n'
@@ -59,6 +61,17 @@ def test_it_prints_the_lines_of_the_manual_and_the_camera_verdict(
                                "does not keep up: about ")
     assert example[3] == ("camera: 10 frames a second, 100 ms a frame: the recognizer "
                           "keeps up")
+
+
+def test_the_frames_are_read_as_the_config_reads_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for faint in (False, True):
+        folder = tmp_path / str(faint)
+        folder.mkdir()
+        assert main(["vision", "check", "--config", str(_config(folder, 10.0, None, faint)),
+                     "--frames", "1"]) == 0
+        networks = capsys.readouterr().out.splitlines()[0]
+        assert networks.endswith("; faint passes on") is faint
 
 
 def test_on_opencv_it_says_so_and_runs_the_float_files(

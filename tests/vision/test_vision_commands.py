@@ -46,6 +46,26 @@ def test_detect_json_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
             assert 0.0 < card["confidence"] <= 1.0
 
 
+def test_detect_with_the_faint_passes_reads_the_same_clean_scene(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.recognizer as module
+
+    asked: list[bool] = []
+    real_init = module.Recognizer.__init__
+
+    def init(self: module.Recognizer, *args: object, **kwargs: object) -> None:
+        asked.append(bool(kwargs.get("faint_passes")))
+        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module.Recognizer, "__init__", init)
+    image, _layout, visible = _scene(tmp_path)
+    assert main(["vision", "detect", str(image), "--json", "--faint-passes"]) == 0
+    assert asked == [True]
+    doc = json.loads(capsys.readouterr().out)
+    assert {c["card"] for c in doc["cards"]} == visible
+
+
 def test_detect_reports_an_unreadable_image_and_goes_on(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     image, _layout, visible = _scene(tmp_path)
