@@ -20,6 +20,9 @@ Pipeline (see docs/vision.md):
    glyph is not sure (`vision.pip_colour`);
 6. overlapping reads of one index are merged, and the two corners of one card
    (read upside down from each other) count once.
+With `faint_passes`, once steps 2-5 have read the finder's pairs, fainter ink
+passes add the pairs of glyphs the finder missed (`vision.faint_glyphs`), read
+by steps 2-5 in turn, before step 6.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ from vision.reads import (
     unknown_reads,
 )
 from vision.second_look import (
+    NOT_INDEX,
     SECOND_VIEWS,
     VIEW_CEILING,
     SecondLook,
@@ -83,7 +87,6 @@ MODEL_FILE = MODEL_DIR / "index_classifier.onnx"
 MODEL_INFO = MODEL_DIR / "index_classifier.json"
 FILTER_FILE = MODEL_DIR / "index_filter.onnx"
 VERIFIER_FILE = MODEL_DIR / "index_verifier.onnx"
-NOT_INDEX = len(RANKS)  # the rank head's last class
 UNKNOWN = UNKNOWN_CARD  # an index corner seen but not read surely enough
 
 
@@ -224,18 +227,19 @@ class Recognizer:
         """
         # Read once: another thread may set a new deck (or none) while a frame is read.
         deck = self.house_deck
-        read = proposed if proposed is not None else []
+        pairs_read = proposed if proposed is not None else []
         if pairs is not None:
-            read.append(given_pairs(*pairs))
-            return self._read_pairs(frame, read[-1], keep_unsure, deck)
+            pairs_read.append(given_pairs(*pairs))
+            return self._read_pairs(frame, pairs_read[-1], keep_unsure, deck)
         stock = card_stock(frame)
         found = blobs_on(stock)
-        read.append(pair_blobs(found))
-        reads = self._read_pairs(frame, read[-1], keep_unsure, deck)
-        if self.faint_passes:  # `vision.faint_glyphs`
-            read.append(pairs_beside_reads(found, faint_blobs(stock, found), reads))
-            if len(read[-1]):
-                reads += self._read_pairs(frame, read[-1], keep_unsure, deck)
+        pairs_read.append(pair_blobs(found))
+        reads = self._read_pairs(frame, pairs_read[-1], keep_unsure, deck)
+        if self.faint_passes:
+            faint_pairs = pairs_beside_reads(found, faint_blobs(stock, found), reads)
+            pairs_read.append(faint_pairs)
+            if len(faint_pairs):
+                reads += self._read_pairs(frame, faint_pairs, keep_unsure, deck)
         return reads
 
     def _read_pairs(self, frame: np.ndarray, pairs: Candidates, keep_unsure: bool,
