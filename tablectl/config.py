@@ -73,7 +73,7 @@ class CameraConfig:
     # (`tablectl.witness_doubt`); 0: every read stands.
     witness_doubt: float = DEFAULT_WITNESS_DOUBT
     # Look again for pale index glyphs once the finder's pairs are read
-    # (`vision.faint_glyphs`): a few more cards of designs never enrolled, a sixth more
+    # (`vision.faint_glyphs`): a few more cards of designs never enrolled, a quarter more
     # time a frame.
     faint_passes: bool = False
 

@@ -305,18 +305,27 @@ def pair_indices(blobs: Blobs, min_gap: float = 0.7, max_gap: float = 2.0,
     i, j = _pairs_within(blobs.centres[:, 0], max_gap * float(blobs.sizes.max(initial=0.0)))
     if i.size == 0:
         return i, j, np.zeros(0, bool), np.zeros(0, bool)
+    forward, backward = pair_orders(blobs, i, j, min_gap, max_gap, min_ratio, max_ratio)
+    either = forward | backward
+    # In the order of the pairs' places in an n x n matrix, row by row.
+    order = np.argsort(i[either] * n + j[either], kind="stable")
+    return i[either][order], j[either][order], forward[either][order], backward[either][order]
+
+
+def pair_orders(blobs: Blobs, i: np.ndarray, j: np.ndarray, min_gap: float = 0.7,
+                max_gap: float = 2.0, min_ratio: float = 0.7, max_ratio: float = 2.6
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Which of the blob pairs (i, j) `pair_blobs`'s limits allow in each order: blob i
+    as the rank glyph (forward), blob j as the rank glyph (backward)."""
     delta = blobs.centres[j] - blobs.centres[i]
     distance = np.hypot(delta[:, 0], delta[:, 1])
     size_i = blobs.sizes[i]
     size_j = blobs.sizes[j]
     larger = np.maximum(size_i, size_j)
     near = (distance >= min_gap * larger) & (distance <= max_gap * larger)
-    forward = near & _ratio_within(size_i, size_j, min_ratio, max_ratio)
-    backward = near & _ratio_within(size_j, size_i, min_ratio, max_ratio)
-    either = forward | backward
-    # In the order of the pairs' places in an n x n matrix, row by row.
-    order = np.argsort(i[either] * n + j[either], kind="stable")
-    return i[either][order], j[either][order], forward[either][order], backward[either][order]
+    forward: np.ndarray = near & _ratio_within(size_i, size_j, min_ratio, max_ratio)
+    backward: np.ndarray = near & _ratio_within(size_j, size_i, min_ratio, max_ratio)
+    return forward, backward
 
 
 def given_pairs(rank_centres: np.ndarray, suit_centres: np.ndarray) -> Candidates:

@@ -1,4 +1,4 @@
-"""Look again, after the first reads, for index glyphs the candidate finder missed.
+"""Look again, after the first reads, for index corners the candidate finder missed.
 
 Most index corners of real designs that the finder loses have no blob at the
 rank glyph: a rank no darker than the ink margin around it, or one joined to a
@@ -21,6 +21,14 @@ the finder's own pairs are read, and only:
 - at a rank-to-pip distance within `SCALE_BAND` of the frame's index scale (the
   median over the sure reads): every index of one deck in one frame is about
   the same size, give or take the camera's tilt.
+
+Where no read lies (`AWAY_FROM_READS`), two more kinds of pair are tried:
+
+- pairs a little outside the finder's limits (`LOOSE_MIN_RATIO`,
+  `LOOSE_MAX_GAP`): a rank glyph of which only the core came out as a blob;
+- a blob that is a rank and its pip run together by blur (`MERGED_LENGTH`
+  index scales long, `MERGED_ELONGATION` times as long as wide), cut into
+  its two halves along its long axis (`merged_pairs`).
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from vision.candidates import (
     glyph_components,
     not_covered,
     pair_indices,
+    pair_orders,
 )
 from vision.reads import UNKNOWN_CARD, _Read
 
@@ -50,6 +59,26 @@ HALF_INK_BLOCK_PX = 9  # the finder's small block (17 px), halved and kept odd
 SCALE_BAND = (0.65, 1.45)
 # A finder blob this near (pixels) a sure read's glyph centre is that glyph.
 SAME_GLYPH_PX = 1.0
+# Looser pair limits than the finder's (`pair_blobs`: rank at least 0.7 of its pip,
+# at most 2.0 blob sizes apart), for corners where nothing was read: a rank glyph of
+# which only the core came out as a blob is small and far from its pip's centre.
+LOOSE_MIN_RATIO = 0.5
+LOOSE_MAX_GAP = 2.6
+# A loose pair counts only where no read, sure or unsure, lies within this many index
+# scales of its midpoint: another cut of a corner already read only adds misreads.
+AWAY_FROM_READS = 0.8
+# A rank and its pip run together: a blob this many index scales long, whose ink is at
+# least this many times as long (its second moment's axes) as it is wide.
+MERGED_LENGTH = (1.4, 2.2)
+MERGED_ELONGATION = 2.5
+
+
+def pairs_after_reads(stock: CardStock, found: Blobs, reads: Sequence[_Read]) -> Candidates:
+    """Every pair this module adds to the finder's `found` blobs, given the `reads` of
+    the finder's pairs: `pairs_beside_reads` of the faint blobs, then `merged_pairs`."""
+    added = faint_blobs(stock, found)
+    return joined_candidates(pairs_beside_reads(found, added, reads),
+                             merged_pairs(stock.darkest, found, added, reads))
 
 
 def faint_blobs(stock: CardStock, found: Blobs) -> Blobs:
@@ -84,7 +113,8 @@ def faint_blobs(stock: CardStock, found: Blobs) -> Blobs:
 
 def pairs_beside_reads(found: Blobs, added: Blobs, reads: Sequence[_Read]) -> Candidates:
     """Pairs of `added` blobs with each other and with the blobs of `found` that are
-    no glyph of a sure read, near the frame's index scale (see the module's notes)."""
+    no glyph of a sure read, near the frame's index scale; and, away from every read,
+    pairs a little outside the finder's limits (see the module's notes)."""
     sure = [r for r in reads if r.card != UNKNOWN_CARD]
     free = np.ones(found.centres.shape[0], bool)
     if sure and free.size:
@@ -92,15 +122,94 @@ def pairs_beside_reads(found: Blobs, added: Blobs, reads: Sequence[_Read]) -> Ca
     joined = Blobs(np.concatenate([found.centres[free], added.centres]),
                    np.concatenate([found.sizes[free], added.sizes]),
                    np.concatenate([found.boxes[free], added.boxes]))
-    i, j, forward, backward = pair_indices(joined)
-    keep = j >= int(free.sum())  # i < j: the pair has an added blob
-    if sure:
-        scale = float(np.median([r.scale for r in sure]))
-        gap = joined.centres[j] - joined.centres[i]
-        distance = np.hypot(gap[:, 0], gap[:, 1])
-        keep &= (distance >= SCALE_BAND[0] * scale) & (distance <= SCALE_BAND[1] * scale)
+    if not sure:
+        i, j, forward, backward = pair_indices(joined)
+        keep = j >= int(free.sum())  # i < j: the pair has an added blob
+        return Candidates(joined.centres[i[keep]], joined.centres[j[keep]], forward[keep],
+                          backward[keep])
+    scale = float(np.median([r.scale for r in sure]))
+    i, j, loose_forward, loose_backward = pair_indices(joined, max_gap=LOOSE_MAX_GAP,
+                                                       min_ratio=LOOSE_MIN_RATIO)
+    forward, backward = pair_orders(joined, i, j)  # within the finder's own limits
+    has_added = j >= int(free.sum())  # i < j
+    # Two finder blobs were paired within the finder's limits before: only the orders
+    # outside them are new.
+    away = _distance_to_nearest((joined.centres[i] + joined.centres[j]) / 2,
+                                np.array([(r.x, r.y) for r in reads], np.float32)
+                                ) > AWAY_FROM_READS * scale
+    forward, backward = ((forward & has_added) | (loose_forward & ~forward & away),
+                         (backward & has_added) | (loose_backward & ~backward & away))
+    gap = joined.centres[j] - joined.centres[i]
+    distance = np.hypot(gap[:, 0], gap[:, 1])
+    keep = ((forward | backward) & (distance >= SCALE_BAND[0] * scale)
+            & (distance <= SCALE_BAND[1] * scale))
     return Candidates(joined.centres[i[keep]], joined.centres[j[keep]], forward[keep],
                       backward[keep])
+
+
+def merged_pairs(darkest: np.ndarray, found: Blobs, added: Blobs,
+                 reads: Sequence[_Read]) -> Candidates:
+    """Blobs of `found` and `added` that may be a rank glyph and its pip run together,
+    each cut into two halves one index scale apart along its long axis (in both
+    orders): blobs that are no glyph of a sure read, lie away from every read, are
+    `MERGED_LENGTH` long and `MERGED_ELONGATION` times as long as wide."""
+    sure = [r for r in reads if r.card != UNKNOWN_CARD]
+    centres = np.concatenate([found.centres, added.centres])
+    if not sure or centres.shape[0] == 0:
+        return _no_pairs()
+    sizes = np.concatenate([found.sizes, added.sizes])
+    boxes = np.concatenate([found.boxes, added.boxes])
+    scale = float(np.median([r.scale for r in sure]))
+    read_at = np.array([(r.x, r.y) for r in reads], np.float32)
+    worth_cutting = ((_distance_to_nearest(centres, _glyph_centres(sure)) > SAME_GLYPH_PX)
+                     & (_distance_to_nearest(centres, read_at) > AWAY_FROM_READS * scale)
+                     & (sizes >= MERGED_LENGTH[0] * scale) & (sizes <= MERGED_LENGTH[1] * scale))
+    halves = [_halves(darkest, boxes[k], 0.5 * scale) for k in np.flatnonzero(worth_cutting)]
+    cut = [h for h in halves if h is not None]
+    if not cut:
+        return _no_pairs()
+    first = np.array([a for a, _ in cut], np.float32)
+    second = np.array([b for _, b in cut], np.float32)
+    both = np.ones(len(cut), bool)
+    return Candidates(first, second, both, both.copy())
+
+
+def _halves(darkest: np.ndarray, box: np.ndarray, half: float
+            ) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """The two points `half` px either side of the ink's centre along its long axis,
+    where the ink (Otsu's threshold within the box) is `MERGED_ELONGATION` times as
+    long as wide; else None."""
+    x, y, w, h = (int(v) for v in box)
+    patch = darkest[max(y, 0):y + h, max(x, 0):x + w]
+    if patch.size < 8:
+        return None
+    _, ink = cv2.threshold(patch, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    moments = cv2.moments(ink, binaryImage=True)
+    if moments["m00"] < 8:
+        return None
+    mu20, mu02, mu11 = (moments[k] / moments["m00"] for k in ("mu20", "mu02", "mu11"))
+    spread = float(np.sqrt((mu20 - mu02) ** 2 / 4 + mu11 ** 2))
+    longest, shortest = (mu20 + mu02) / 2 + spread, (mu20 + mu02) / 2 - spread
+    # Variances along the axes: the lengths' ratio squared.
+    if shortest <= 0 or longest < MERGED_ELONGATION ** 2 * shortest:
+        return None
+    theta = 0.5 * float(np.arctan2(2 * mu11, mu20 - mu02))
+    cx = max(x, 0) + moments["m10"] / moments["m00"]
+    cy = max(y, 0) + moments["m01"] / moments["m00"]
+    dx, dy = half * np.cos(theta), half * np.sin(theta)
+    return (cx - dx, cy - dy), (cx + dx, cy + dy)
+
+
+def joined_candidates(a: Candidates, b: Candidates) -> Candidates:
+    """The pairs of `a`, then those of `b`."""
+    return Candidates(np.concatenate([a.first, b.first]), np.concatenate([a.second, b.second]),
+                      np.concatenate([a.forward, b.forward]),
+                      np.concatenate([a.backward, b.backward]))
+
+
+def _no_pairs() -> Candidates:
+    none = np.zeros((0, 2), np.float32)
+    return Candidates(none, none.copy(), np.zeros(0, bool), np.zeros(0, bool))
 
 
 def _glyph_centres(reads: Sequence[_Read]) -> np.ndarray:
@@ -115,3 +224,4 @@ def _distance_to_nearest(points: np.ndarray, others: np.ndarray) -> np.ndarray:
     gap = points[:, None, :] - others[None, :, :]
     distance: np.ndarray = np.hypot(gap[..., 0], gap[..., 1]).min(axis=1)
     return distance
+

@@ -21,8 +21,9 @@ Pipeline (see docs/vision.md):
 6. overlapping reads of one index are merged, and the two corners of one card
    (read upside down from each other) count once.
 With `faint_passes`, once steps 2-5 have read the finder's pairs, fainter ink
-passes add the pairs of glyphs the finder missed (`vision.faint_glyphs`), read
-by steps 2-5 in turn, before step 6.
+passes add the pairs of glyphs the finder missed, and pairs a little outside its
+limits where nothing was read (`vision.faint_glyphs`), read by steps 2-5 in
+turn, before step 6.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from foundation.cards import RANKS, SUITS
 from vision.candidates import Candidates, blobs_on, card_stock, given_pairs, pair_blobs
 from vision.combine import AGREEMENT_RULES, disagree, ensemble_mean, geometric_mean, parse_weight
 from vision.detection import Detection
-from vision.faint_glyphs import faint_blobs, pairs_beside_reads
+from vision.faint_glyphs import pairs_after_reads
 from vision.features import FEATURE_SIZE, candidate_features, net_input
 from vision.house_deck import HouseDeck, load_house_deck
 from vision.layout import Layout
@@ -102,7 +103,7 @@ class Recognizer:
         model_path = Path(model_path)
         # Whether the faint and medium ink passes (`vision.faint_glyphs`) look again once
         # the finder's pairs are read: a few more corners of unseen designs for about a
-        # sixth more time a frame (docs/vision.md, "The faint passes").
+        # quarter more time a frame (docs/vision.md, "The faint passes").
         self.faint_passes = faint_passes
         info_path = Path(info_path) if info_path is not None else model_path.with_suffix(".json")
         if not model_path.exists() or not info_path.exists():
@@ -236,10 +237,10 @@ class Recognizer:
         pairs_read.append(pair_blobs(found))
         reads = self._read_pairs(frame, pairs_read[-1], keep_unsure, deck)
         if self.faint_passes:
-            faint_pairs = pairs_beside_reads(found, faint_blobs(stock, found), reads)
-            pairs_read.append(faint_pairs)
-            if len(faint_pairs):
-                reads += self._read_pairs(frame, faint_pairs, keep_unsure, deck)
+            more_pairs = pairs_after_reads(stock, found, reads)
+            pairs_read.append(more_pairs)
+            if len(more_pairs):
+                reads += self._read_pairs(frame, more_pairs, keep_unsure, deck)
         return reads
 
     def _read_pairs(self, frame: np.ndarray, pairs: Candidates, keep_unsure: bool,

@@ -16,7 +16,17 @@ from vision.candidates import (
     glyph_components,
     not_covered,
 )
-from vision.faint_glyphs import SCALE_BAND, faint_blobs, pairs_beside_reads
+from vision.faint_glyphs import (
+    AWAY_FROM_READS,
+    LOOSE_MAX_GAP,
+    LOOSE_MIN_RATIO,
+    MERGED_ELONGATION,
+    MERGED_LENGTH,
+    SCALE_BAND,
+    faint_blobs,
+    merged_pairs,
+    pairs_beside_reads,
+)
 from vision.reads import UNKNOWN_CARD, _Read
 from vision.recognizer import Recognizer
 
@@ -127,6 +137,94 @@ def test_pairs_far_from_the_frames_index_scale_are_dropped() -> None:
     # With no sure read there is no scale to hold them to.
     assert frozenset({(100.0, 100.0), (100.0, 125.0)}) in _pairs(
         pairs_beside_reads(found, added, []))
+
+
+def _sized_blobs(blobs: list[tuple[float, float, float]]) -> Blobs:
+    """Blobs of (x, y, size), each a square box of its size."""
+    return Blobs(np.array([(x, y) for x, y, _ in blobs], np.float32).reshape(-1, 2),
+                 np.array([size for _, _, size in blobs], np.float32),
+                 np.array([(x - size / 2, y - size / 2, size, size) for x, y, size in blobs],
+                          np.int32).reshape(-1, 4))
+
+
+def _orders(pairs: Candidates) -> set[tuple[tuple[float, float], tuple[float, float]]]:
+    """(rank-glyph centre, suit-pip centre) of every order to read."""
+    _index, _reverse, rank_at, suit_at = pairs.ordered()
+    return {((float(r[0]), float(r[1])), (float(s[0]), float(s[1])))
+            for r, s in zip(rank_at, suit_at, strict=True)}
+
+
+NO_BLOBS = _sized_blobs([])
+FAR_READ = _sure_read((300, 300), (300, 315))  # index scale 15 px
+
+
+def test_a_rank_core_smaller_than_the_finder_allows_pairs_where_nothing_was_read() -> None:
+    # A rank glyph of 7 px over its 12 px pip, 15 px apart: 7/12 is under the finder's 0.7
+    # but over LOOSE_MIN_RATIO. The pip-first order (12/7) is within the finder's limits
+    # and was read with the finder's pairs: only the rank-first order is new.
+    assert LOOSE_MIN_RATIO < 7 / 12 < 0.7
+    found = _sized_blobs([(100, 100, 7), (100, 115, 12)])
+    pairs = pairs_beside_reads(found, NO_BLOBS, [FAR_READ])
+    assert _orders(pairs) == {((100.0, 100.0), (100.0, 115.0))}
+    # A read (even an unsure one) at that corner already: nothing more is tried there.
+    unsure_there = _Read(UNKNOWN_CARD, 100.0, 107.0, 0.3, 15.0, (0.0, 1.0))
+    assert len(pairs_beside_reads(found, NO_BLOBS, [FAR_READ, unsure_there])) == 0
+    # One index scale (15 px) from the corner's midpoint is far enough.
+    assert AWAY_FROM_READS * 15 < 15
+    unsure_beside = _Read(UNKNOWN_CARD, 115.0, 107.5, 0.3, 15.0, (0.0, 1.0))
+    assert len(pairs_beside_reads(found, NO_BLOBS, [FAR_READ, unsure_beside])) == 1
+    # With no sure read there is no index scale, and no loose pair.
+    assert len(pairs_beside_reads(found, NO_BLOBS, [])) == 0
+
+
+def test_glyphs_a_little_farther_apart_than_the_finder_allows_pair_in_both_orders() -> None:
+    # 8 px blobs 20 px apart: 2.5 sizes, over the finder's 2.0, within LOOSE_MAX_GAP and
+    # within SCALE_BAND of the 15 px index scale.
+    assert 2.0 < 20 / 8 <= LOOSE_MAX_GAP and SCALE_BAND[0] * 15 <= 20 <= SCALE_BAND[1] * 15
+    found = _sized_blobs([(100, 100, 8), (100, 120, 8)])
+    assert _orders(pairs_beside_reads(found, NO_BLOBS, [FAR_READ])) == {
+        ((100.0, 100.0), (100.0, 120.0)), ((100.0, 120.0), (100.0, 100.0))}
+    # Within the finder's limits, two of its blobs were read already.
+    near = _sized_blobs([(100, 100, 10), (100, 115, 10)])
+    assert len(pairs_beside_reads(near, NO_BLOBS, [FAR_READ])) == 0
+
+
+def _merged_blob(angle_deg: float, length: int = 26, width: int = 8
+                 ) -> tuple[np.ndarray, Blobs]:
+    """The darkest channel of card stock with one dark ellipse (a rank and its pip run
+    together) centred at (100, 100), its long axis at `angle_deg`; and its blob."""
+    darkest = np.full((200, 200), PAPER, np.uint8)
+    cv2.ellipse(darkest, (100, 100), (length // 2, width // 2), angle_deg, 0, 360, 30, -1)
+    x, y, w, h = cv2.boundingRect((darkest < 128).astype(np.uint8))
+    return darkest, _sized_blobs([(x + w / 2, y + h / 2, max(w, h))])
+
+
+@pytest.mark.parametrize("angle", [90.0, 30.0])
+def test_a_rank_and_pip_run_together_are_cut_in_two_along_the_long_axis(angle: float) -> None:
+    darkest, blob = _merged_blob(angle)
+    assert MERGED_LENGTH[0] * 15 <= blob.sizes[0] <= MERGED_LENGTH[1] * 15
+    pairs = merged_pairs(darkest, blob, NO_BLOBS, [FAR_READ])
+    assert len(pairs) == 1 and pairs.forward.all() and pairs.backward.all()
+    # Half an index scale (7.5 px) either side of the centre, along the axis.
+    along = np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
+    ends = np.array([pairs.first[0], pairs.second[0]])
+    expected = np.array([(100, 100) - 7.5 * along, (100, 100) + 7.5 * along])
+    if np.hypot(*(ends[0] - expected[0])) > np.hypot(*(ends[0] - expected[1])):
+        expected = expected[::-1]
+    np.testing.assert_allclose(ends, expected, atol=0.6)
+
+
+def test_a_round_blob_a_short_one_or_one_at_a_read_is_not_cut() -> None:
+    round_ink, round_blob = _merged_blob(0.0, length=26, width=24)
+    assert len(merged_pairs(round_ink, round_blob, NO_BLOBS, [FAR_READ])) == 0
+    assert 26 / 24 < MERGED_ELONGATION
+    short_ink, short_blob = _merged_blob(90.0, length=16, width=5)
+    assert short_blob.sizes[0] < MERGED_LENGTH[0] * 15
+    assert len(merged_pairs(short_ink, short_blob, NO_BLOBS, [FAR_READ])) == 0
+    darkest, blob = _merged_blob(90.0)
+    unsure_there = _Read(UNKNOWN_CARD, 101.0, 100.0, 0.3, 15.0, (0.0, 1.0))
+    assert len(merged_pairs(darkest, blob, NO_BLOBS, [FAR_READ, unsure_there])) == 0
+    assert len(merged_pairs(darkest, blob, NO_BLOBS, [])) == 0  # no index scale
 
 
 def _pairs_read(monkeypatch: pytest.MonkeyPatch, recognizer: Recognizer,
