@@ -130,19 +130,21 @@ def pairs_beside_reads(found: Blobs, added: Blobs, reads: Sequence[_Read]) -> Ca
     scale = float(np.median([r.scale for r in sure]))
     i, j, loose_forward, loose_backward = pair_indices(joined, max_gap=LOOSE_MAX_GAP,
                                                        min_ratio=LOOSE_MIN_RATIO)
+    gap = joined.centres[j] - joined.centres[i]
+    distance = np.hypot(gap[:, 0], gap[:, 1])
+    in_band = (distance >= SCALE_BAND[0] * scale) & (distance <= SCALE_BAND[1] * scale)
     forward, backward = pair_orders(joined, i, j)  # within the finder's own limits
     has_added = j >= int(free.sum())  # i < j
     # Two finder blobs were paired within the finder's limits before: only the orders
     # outside them are new.
-    away = _distance_to_nearest((joined.centres[i] + joined.centres[j]) / 2,
-                                np.array([(r.x, r.y) for r in reads], np.float32)
-                                ) > AWAY_FROM_READS * scale
+    loose = np.flatnonzero(in_band & ((loose_forward & ~forward) | (loose_backward & ~backward)))
+    away = np.zeros(i.size, bool)
+    away[loose] = _distance_to_nearest((joined.centres[i[loose]] + joined.centres[j[loose]]) / 2,
+                                       np.array([(r.x, r.y) for r in reads], np.float32)
+                                       ) > AWAY_FROM_READS * scale
     forward, backward = ((forward & has_added) | (loose_forward & ~forward & away),
                          (backward & has_added) | (loose_backward & ~backward & away))
-    gap = joined.centres[j] - joined.centres[i]
-    distance = np.hypot(gap[:, 0], gap[:, 1])
-    keep = ((forward | backward) & (distance >= SCALE_BAND[0] * scale)
-            & (distance <= SCALE_BAND[1] * scale))
+    keep = (forward | backward) & in_band
     return Candidates(joined.centres[i[keep]], joined.centres[j[keep]], forward[keep],
                       backward[keep])
 
@@ -160,11 +162,13 @@ def merged_pairs(darkest: np.ndarray, found: Blobs, added: Blobs,
     sizes = np.concatenate([found.sizes, added.sizes])
     boxes = np.concatenate([found.boxes, added.boxes])
     scale = float(np.median([r.scale for r in sure]))
+    long_enough = np.flatnonzero((sizes >= MERGED_LENGTH[0] * scale)
+                                 & (sizes <= MERGED_LENGTH[1] * scale))
     read_at = np.array([(r.x, r.y) for r in reads], np.float32)
-    worth_cutting = ((_distance_to_nearest(centres, _glyph_centres(sure)) > SAME_GLYPH_PX)
-                     & (_distance_to_nearest(centres, read_at) > AWAY_FROM_READS * scale)
-                     & (sizes >= MERGED_LENGTH[0] * scale) & (sizes <= MERGED_LENGTH[1] * scale))
-    halves = [_halves(darkest, boxes[k], 0.5 * scale) for k in np.flatnonzero(worth_cutting)]
+    worth_cutting = long_enough[
+        (_distance_to_nearest(centres[long_enough], _glyph_centres(sure)) > SAME_GLYPH_PX)
+        & (_distance_to_nearest(centres[long_enough], read_at) > AWAY_FROM_READS * scale)]
+    halves = [_halves(darkest, boxes[k], 0.5 * scale) for k in worth_cutting]
     cut = [h for h in halves if h is not None]
     if not cut:
         return _no_pairs()
