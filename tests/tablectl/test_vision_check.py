@@ -61,6 +61,33 @@ def test_it_prints_the_lines_of_the_manual_and_the_camera_verdict(
                                "does not keep up: about ")
     assert example[3] == ("camera: 10 frames a second, 100 ms a frame: the recognizer "
                           "keeps up")
+    # The faint passes are off in this config: the same frames are timed with them on.
+    def before_verdict(line: str) -> str:
+        return _shape(line.split(": the recognizer")[0])
+
+    assert before_verdict(lines[4]) == before_verdict(example[4])
+    assert lines[4].startswith("faint passes (off in the config): median ")
+    assert lines[4].endswith("with faint_passes = true: the recognizer would not keep up")
+    assert example[4].endswith("the recognizer would keep up")
+
+
+def test_what_the_faint_passes_would_cost_is_said_only_where_they_are_off(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # One frame a second leaves 1000 ms a frame: the passes fit.
+    off, on = tmp_path / "off", tmp_path / "on"
+    off.mkdir()
+    on.mkdir()
+    assert main(["vision", "check", "--config", str(_config(off, 1.0)), "--frames", "1"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-1].endswith("with faint_passes = true: the recognizer would keep up")
+    median_off = float(lines[-3].split("median ")[1].split(" ms")[0])
+    median_on = float(lines[-1].split("median ")[1].split(" ms")[0])
+    assert median_off > 0 and median_on > 0
+    assert main(["vision", "check", "--config", str(_config(on, 1.0, None, True)),
+                 "--frames", "1"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-1].startswith("camera: 1 frames a second, 1000 ms a frame")
+    assert not any(line.startswith("faint passes") for line in lines)
 
 
 def test_the_frames_are_read_as_the_config_reads_them(
