@@ -72,7 +72,7 @@ class CameraConfig:
     # the networks give a card the shoe put in that place at least this probability
     # (`tablectl.witness_doubt`); 0: every read stands.
     witness_doubt: float = DEFAULT_WITNESS_DOUBT
-    # Look again for pale index glyphs once the finder's pairs are read
+    # Look again for index corners the finder missed once its pairs are read
     # (`vision.faint_glyphs`): a few more cards of designs never enrolled, a quarter more
     # time a frame.
     faint_passes: bool = False

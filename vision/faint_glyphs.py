@@ -127,7 +127,7 @@ def pairs_beside_reads(found: Blobs, added: Blobs, reads: Sequence[_Read]) -> Ca
         keep = j >= int(free.sum())  # i < j: the pair has an added blob
         return Candidates(joined.centres[i[keep]], joined.centres[j[keep]], forward[keep],
                           backward[keep])
-    scale = float(np.median([r.scale for r in sure]))
+    scale = _index_scale(sure)
     i, j, loose_forward, loose_backward = pair_indices(joined, max_gap=LOOSE_MAX_GAP,
                                                        min_ratio=LOOSE_MIN_RATIO)
     gap = joined.centres[j] - joined.centres[i]
@@ -139,9 +139,8 @@ def pairs_beside_reads(found: Blobs, added: Blobs, reads: Sequence[_Read]) -> Ca
     # outside them are new.
     loose = np.flatnonzero(in_band & ((loose_forward & ~forward) | (loose_backward & ~backward)))
     away = np.zeros(i.size, bool)
-    away[loose] = _distance_to_nearest((joined.centres[i[loose]] + joined.centres[j[loose]]) / 2,
-                                       np.array([(r.x, r.y) for r in reads], np.float32)
-                                       ) > AWAY_FROM_READS * scale
+    middles = (joined.centres[i[loose]] + joined.centres[j[loose]]) / 2
+    away[loose] = _distance_to_nearest(middles, _places(reads)) > AWAY_FROM_READS * scale
     forward, backward = ((forward & has_added) | (loose_forward & ~forward & away),
                          (backward & has_added) | (loose_backward & ~backward & away))
     keep = (forward | backward) & in_band
@@ -161,10 +160,10 @@ def merged_pairs(darkest: np.ndarray, found: Blobs, added: Blobs,
         return _no_pairs()
     sizes = np.concatenate([found.sizes, added.sizes])
     boxes = np.concatenate([found.boxes, added.boxes])
-    scale = float(np.median([r.scale for r in sure]))
+    scale = _index_scale(sure)
     long_enough = np.flatnonzero((sizes >= MERGED_LENGTH[0] * scale)
                                  & (sizes <= MERGED_LENGTH[1] * scale))
-    read_at = np.array([(r.x, r.y) for r in reads], np.float32)
+    read_at = _places(reads)
     worth_cutting = long_enough[
         (_distance_to_nearest(centres[long_enough], _glyph_centres(sure)) > SAME_GLYPH_PX)
         & (_distance_to_nearest(centres[long_enough], read_at) > AWAY_FROM_READS * scale)]
@@ -216,9 +215,19 @@ def _no_pairs() -> Candidates:
     return Candidates(none, none.copy(), np.zeros(0, bool), np.zeros(0, bool))
 
 
+def _index_scale(sure: Sequence[_Read]) -> float:
+    """The frame's index scale: the median rank-to-pip distance of its sure reads."""
+    return float(np.median([r.scale for r in sure]))
+
+
+def _places(reads: Sequence[_Read]) -> np.ndarray:
+    """(n, 2): where the reads lie (their rank-pip midpoints)."""
+    return np.array([(r.x, r.y) for r in reads], np.float32).reshape(-1, 2)
+
+
 def _glyph_centres(reads: Sequence[_Read]) -> np.ndarray:
     """(2n, 2): the rank-glyph and suit-pip centres the reads were cut at."""
-    middle = np.array([(r.x, r.y) for r in reads], np.float32)
+    middle = _places(reads)
     half = np.array([r.down for r in reads], np.float32) * np.array(
         [r.scale for r in reads], np.float32)[:, None] / 2.0
     return np.concatenate([middle - half, middle + half])
@@ -228,4 +237,3 @@ def _distance_to_nearest(points: np.ndarray, others: np.ndarray) -> np.ndarray:
     gap = points[:, None, :] - others[None, :, :]
     distance: np.ndarray = np.hypot(gap[..., 0], gap[..., 1]).min(axis=1)
     return distance
-
