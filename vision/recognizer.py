@@ -200,12 +200,7 @@ class Recognizer:
         if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
             raise ValueError(f"expected a BGR uint8 frame (HxWx3), got {frame.dtype} "
                              f"{frame.shape}")
-        candidates = self.read_candidates(frame, keep_unsure=True)
-        reads, conflicting = settle_conflicts(
-            merge_corners(drop_turned_twins([r for r in candidates if r.card != UNKNOWN])),
-            self.conflicts)
-        unsure = unknown_reads([*conflicting, *(r for r in candidates if r.card == UNKNOWN)],
-                               reads)
+        reads, unsure = self.corner_reads(frame)
         if layout is not None and tuple(layout.image_size) != (frame.shape[1], frame.shape[0]):
             layout = layout.scaled_to(frame.shape[1], frame.shape[0])
         found: list[list[Detection]] = []
@@ -215,6 +210,16 @@ class Recognizer:
                                      r.alternatives, r.deck_card or None)
                           for r, box in zip(group, boxes, strict=True)])
         return found[0], found[1]
+
+    def corner_reads(self, frame: np.ndarray) -> tuple[list[_Read], list[_Read]]:
+        """`detect_all`'s cards read and unknown corners, as reads (with their index
+        scale and facing), before they are placed in boxes."""
+        candidates = self.read_candidates(frame, keep_unsure=True)
+        reads, conflicting = settle_conflicts(
+            merge_corners(drop_turned_twins([r for r in candidates if r.card != UNKNOWN])),
+            self.conflicts)
+        return reads, unknown_reads(
+            [*conflicting, *(r for r in candidates if r.card == UNKNOWN)], reads)
 
     def read_candidates(self, frame: np.ndarray, keep_unsure: bool = False,
                         pairs: tuple[np.ndarray, np.ndarray] | None = None,
