@@ -2,6 +2,7 @@
 cannot read, without halting honest deals?
 
     python benchmarks/witness_extra_corners.py [--n-per-deck 20] [--seed 502] [--decks NAME ...]
+    python benchmarks/witness_extra_corners.py --enrolled   # each deck enrolled as the house deck
 
 A card switched in that the networks cannot read surely is an unknown corner,
 and the witness passes it (docs/fusion.md). This counts, on honest scenes (every
@@ -14,6 +15,8 @@ its other corner, of a card not read, or no corner) and where it lies from the
 nearest read card facing the other way, in index scales along that card's right
 and down (`a`, `b`), with the two facings' dot product: the geometry a rule
 would have to tell "the read card's other corner" from "another card" by.
+With `--enrolled` each deck is first enrolled as the house deck from photos of
+its 52 cards (`vision_real_decks.card_photos`) and the scenes are read with it.
 """
 
 from __future__ import annotations
@@ -98,15 +101,33 @@ def count_scene(recognizer: Any, scene: Scene, places: Counter[str], lines: list
                          f"{where_from_reads(corner, reads)}")
 
 
+def enrolled(recognizer: Any, deck: str, seed: int) -> Any:
+    """`deck` enrolled as the house deck from photos of its cards."""
+    from vision_real_decks import card_photos
+
+    from vision.enrolment import EnrolmentReport, enrol
+
+    recognizer.house_deck = None
+    report = EnrolmentReport()
+    house = enrol(recognizer, card_photos(deck, seed), deck, report)
+    if not report.complete:
+        print(f"  {deck}: enrolment incomplete: {'; '.join(report.lines())}")
+    return house
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-per-deck", type=int, default=20)
     parser.add_argument("--seed", type=int, default=502)
     parser.add_argument("--decks", nargs="+", default=list(TRAINING_DECKS))
+    parser.add_argument("--enrolled", action="store_true",
+                        help="read each deck as the house deck, enrolled from its cards")
     args = parser.parse_args(argv)
     recognizer = load_recognizer(None)
     total: Counter[str] = Counter()
-    for deck in args.decks:
+    for k, deck in enumerate(args.decks):
+        if args.enrolled:
+            recognizer.house_deck = enrolled(recognizer, deck, args.seed + k)
         places: Counter[str] = Counter()
         lines: list[str] = []
         for scene in rendered_scenes(args.n_per_deck, args.seed, [deck]):
