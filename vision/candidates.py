@@ -32,6 +32,9 @@ WIDE_INK_BLOCK_PX = 31
 INK_OFFSET = 22
 STRICT_INK_OFFSET = 55
 MIN_WHITE_RING = 0.35
+# A rank glyph may be up to this many times as large as its suit pip: a tall court
+# letter over a small pip (some faces print the pip under half the rank's height).
+MAX_RATIO = 3.0
 # Card stock is at least this fraction of the brightest level nearby (about 40 px
 # around): paper in a hand's shadow beside paper in full light still counts.
 WHITE_OF_LOCAL_BRIGHT = 0.5
@@ -284,12 +287,14 @@ def _ring_fraction(integral: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.nda
 
 
 def pair_blobs(blobs: Blobs, min_gap: float = 0.7, max_gap: float = 2.0,
-               min_ratio: float = 0.7, max_ratio: float = 2.6) -> Candidates:
+               min_ratio: float = 0.7, max_ratio: float = MAX_RATIO) -> Candidates:
     """Blob pairs at an index-like distance and size ratio.
 
     Distance is in units of the larger blob; ratio is the rank glyph's size over
     the suit pip's (a rank glyph is seldom much smaller than its pip). The bounds
-    hold 99% of the true pairs of the tuning designs' cards. Only blobs whose x
+    hold 99% of the true pairs of the tuning designs' cards; the largest ratio
+    (`MAX_RATIO`) was raised from 2.6 for faces whose pips are small beside a
+    court letter. Only blobs whose x
     differ by at most `max_gap` times the largest blob are measured: no pair
     farther apart can be near.
     """
@@ -298,7 +303,7 @@ def pair_blobs(blobs: Blobs, min_gap: float = 0.7, max_gap: float = 2.0,
 
 
 def pair_indices(blobs: Blobs, min_gap: float = 0.7, max_gap: float = 2.0,
-                 min_ratio: float = 0.7, max_ratio: float = 2.6
+                 min_ratio: float = 0.7, max_ratio: float = MAX_RATIO
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """`pair_blobs`'s pairs as blob indices i < j, with their forward and backward flags."""
     n = blobs.centres.shape[0]
@@ -313,7 +318,7 @@ def pair_indices(blobs: Blobs, min_gap: float = 0.7, max_gap: float = 2.0,
 
 
 def pair_orders(blobs: Blobs, i: np.ndarray, j: np.ndarray, min_gap: float = 0.7,
-                max_gap: float = 2.0, min_ratio: float = 0.7, max_ratio: float = 2.6
+                max_gap: float = 2.0, min_ratio: float = 0.7, max_ratio: float = MAX_RATIO
                 ) -> tuple[np.ndarray, np.ndarray]:
     """Which of the blob pairs (i, j) `pair_blobs`'s limits allow in each order: blob i
     as the rank glyph (forward), blob j as the rank glyph (backward)."""

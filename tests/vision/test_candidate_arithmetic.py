@@ -9,6 +9,7 @@ import pytest
 from vision.candidates import (
     _CROSS,
     INK_BLOCK_PX,
+    MAX_RATIO,
     WIDE_INK_BLOCK_PX,
     Blobs,
     _ink_passes,
@@ -32,6 +33,21 @@ def test_every_pair_within_reach_is_found_once() -> None:
     assert expected <= found
 
 
+def test_a_tall_court_letter_pairs_with_a_pip_under_half_its_size() -> None:
+    # A "Q" 29 px tall over a 10 px pip 20 px below it (2 sizes of the larger blob is
+    # 58 px, 0.7 of it 20.3: so 25 px apart), as some faces print their court
+    # letters; at 31 px the letter is 3.1 times the pip, over the bound of 3.0.
+    for rank_px, paired in ((29.0, True), (31.0, False)):
+        blobs = Blobs(np.array([[100.0, 100.0], [100.0, 125.0]], np.float32),
+                      np.array([rank_px, 10.0], np.float32), np.zeros((2, 4), np.int32))
+        pairs = pair_blobs(blobs)
+        if paired:
+            # Only the letter as the rank: the pip as the rank would be 0.34 of its pip.
+            assert (pairs.forward.tolist(), pairs.backward.tolist()) == ([True], [False])
+        else:
+            assert len(pairs) == 0
+
+
 def test_no_blobs_and_one_blob_make_no_pairs() -> None:
     for n in (0, 1):
         blobs = Blobs(np.zeros((n, 2), np.float32), np.full(n, 10, np.float32),
@@ -47,7 +63,7 @@ def _dense_pairs(blobs: Blobs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     larger = np.maximum(blobs.sizes[:, None], blobs.sizes[None, :])
     ratio = blobs.sizes[:, None] / np.maximum(blobs.sizes[None, :], 1.0)
     near = (distance >= 0.7 * larger) & (distance <= 2.0 * larger)
-    forward = near & (ratio >= 0.7) & (ratio <= 2.6)
+    forward = near & (ratio >= 0.7) & (ratio <= MAX_RATIO)
     i, j = np.nonzero(np.triu(forward | forward.T, 1))
     return blobs.centres[i], blobs.centres[j], forward[i, j], forward.T[i, j]
 
