@@ -123,6 +123,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--enrolled", action="store_true",
                         help="read each deck as the house deck, enrolled from its cards")
     args = parser.parse_args(argv)
+    if args.n_per_deck < 1:
+        parser.error("--n-per-deck must be 1 or more")
+    from hwsim.camera.dataset import resolve_designs
+
+    try:
+        resolve_designs(args.decks)  # every deck named exists, before anything is read
+    except ValueError as error:
+        parser.error(str(error))
     recognizer = load_recognizer(None)
     total: Counter[str] = Counter()
     for k, deck in enumerate(args.decks):

@@ -292,11 +292,10 @@ def pair_blobs(blobs: Blobs, min_gap: float = 0.7, max_gap: float = 2.0,
 
     Distance is in units of the larger blob; ratio is the rank glyph's size over
     the suit pip's (a rank glyph is seldom much smaller than its pip). The bounds
-    hold 99% of the true pairs of the tuning designs' cards; the largest ratio
-    (`MAX_RATIO`) was raised from 2.6 for faces whose pips are small beside a
-    court letter. Only blobs whose x
-    differ by at most `max_gap` times the largest blob are measured: no pair
-    farther apart can be near.
+    hold 99% of the true pairs of the tuning designs' cards, and `MAX_RATIO` the
+    faces whose pips are small beside a court letter. Only blobs whose x differ by
+    at most `max_gap` times the largest blob are measured: no pair farther apart
+    can be near.
     """
     i, j, forward, backward = pair_indices(blobs, min_gap, max_gap, min_ratio, max_ratio)
     return Candidates(blobs.centres[i], blobs.centres[j], forward, backward)

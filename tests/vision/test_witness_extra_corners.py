@@ -10,6 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 import numpy as np
+import pytest
 
 from vision.reads import _Read
 
@@ -88,3 +89,11 @@ def test_a_place_with_more_cards_seen_than_dealt_is_counted_with_what_lies_there
     assert len(lines) == 1
     assert "s#1 box1 (dealt 2): unknown corner on a corner of QH (read at its other corner)" \
         in lines[0]
+
+
+def test_an_unknown_deck_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _module()
+    with pytest.raises(SystemExit) as stopped:
+        bench.main(["--decks", "no-such-deck"])
+    assert stopped.value.code == 2
+    assert "unknown card design 'no-such-deck'" in capsys.readouterr().err
