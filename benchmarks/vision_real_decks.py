@@ -3,6 +3,8 @@
     python benchmarks/vision_real_decks.py [--n-per-deck 40] [--seed 17] [--decks NAME ...]
     python benchmarks/vision_real_decks.py --model M.onnx   # a freshly trained model
     python benchmarks/vision_real_decks.py --faint-passes   # the camera's faint_passes on
+    python benchmarks/vision_real_decks.py --no-proposer    # without the learnt proposer
+    python benchmarks/vision_real_decks.py --proposer P.onnx  # another proposer in its place
     python benchmarks/vision_real_decks.py --enrolled --learnt 40   # house decks too
 
 Scenes (1280x720, 3-7 boxes of fanned and overlapping hands, felt colours,
@@ -62,6 +64,10 @@ from corner_losses import (  # noqa: E402
     proposed_at,
 )
 
+from vision.networks import Network  # noqa: E402
+from vision.proposer import DEFAULT_THRESHOLD, PROPOSER_FILE, IndexProposer  # noqa: E402
+
+PROPOSER = ROOT / "vision" / "models" / PROPOSER_FILE
 TARGET_PROPOSED = 0.998
 # A candidate pair this near a visible index corner (in card widths) is taken for it
 # when a deck is learnt from play: the corner's rank-suit midpoint lies within it.
@@ -329,6 +335,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--faint-passes", action="store_true",
                         help="look again for pale glyphs once the finder's pairs are read "
                              "(the camera's faint_passes setting, vision.faint_glyphs)")
+    parser.add_argument("--proposer", type=Path, default=None, metavar="ONNX",
+                        help="another learnt proposer in the shipped one's place (its corners "
+                             "away from the finder's reads are read: vision.proposer)")
+    parser.add_argument("--no-proposer", action="store_true",
+                        help="read the finder's pairs alone, without the learnt proposer "
+                             "([camera] proposer = false)")
+    parser.add_argument("--proposer-threshold", type=float, default=DEFAULT_THRESHOLD)
+    parser.add_argument("--proposer-recut-unsure", action="store_true",
+                        help="the proposer's corners at unsure reads are read again too")
     parser.add_argument("--no-candidates", action="store_true",
                         help="skip counting the candidate finder's proposals")
     parser.add_argument("--worst", type=int, default=12, help="confusions to list")
@@ -379,6 +394,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
     recognizer = load_recognizer(args.model, args.faint_passes)
+    if args.no_proposer:
+        recognizer.proposer = None
+    elif (args.proposer is not None or args.proposer_recut_unsure
+          or args.proposer_threshold != DEFAULT_THRESHOLD):
+        recognizer.proposer = IndexProposer(Network(args.proposer or PROPOSER),
+                                            args.proposer_threshold,
+                                            recut_unsure=args.proposer_recut_unsure)
     one_core()
     # Interleave decks scene by scene so each deck sees the same range of conditions.
     scenes = rendered_scenes(args.n_per_deck * len(args.decks), args.seed, args.decks)

@@ -372,7 +372,8 @@ def start_camera(config: Any, service: TableService, *, with_shoe: bool,
     layout = load_layout(camera.layout)
     learn = bool(getattr(camera, "learn_house_deck", False)) and with_shoe
     recognizer = Recognizer(house_deck=None if learn else getattr(camera, "house_deck", None),
-                            faint_passes=bool(getattr(camera, "faint_passes", False)))
+                            faint_passes=bool(getattr(camera, "faint_passes", False)),
+                            proposer=bool(getattr(camera, "proposer", True)))
 
     def reopen() -> FrameSource:
         return open_source(camera.source, camera.width, camera.height, camera.fps)

@@ -76,6 +76,9 @@ class CameraConfig:
     # (`vision.faint_glyphs`): a few more cards of designs never enrolled, a quarter more
     # time a frame.
     faint_passes: bool = False
+    # Read the learnt proposer's index corners away from the finder's reads
+    # (`vision.proposer`): corners whose glyphs run into a line or the next card.
+    proposer: bool = True
 
 
 @dataclass(frozen=True)
@@ -230,6 +233,8 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
                                    "a probability from 0 (off) to under 1")
         faint = camera_section.get("faint_passes", False, lambda v: isinstance(v, bool),
                                    "true or false")
+        proposer = camera_section.get("proposer", True, lambda v: isinstance(v, bool),
+                                      "true or false")
         camera_section.finish()
         if learn and (house_deck is None or not str(house_deck).endswith(".npz")):
             problems.append("[camera] learn_house_deck = true needs house_deck = "
@@ -245,7 +250,8 @@ def parse_config(raw: Mapping[str, Any], source: str = "<built-in>") -> Config:
             )
         if camera_source is not None and layout is not None:
             camera = CameraConfig(camera_source, layout, float(fps), width, height,
-                                  float(timeout), house_deck, learn, float(doubt), faint)
+                                  float(timeout), house_deck, learn, float(doubt), faint,
+                                  proposer)
     if shoe.driver == "none" and "camera" not in raw:
         problems.append("[shoe] driver = \"none\" needs a [camera] section: no card source")
 

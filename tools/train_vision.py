@@ -165,6 +165,8 @@ def training_designs(wanted: Sequence[str]) -> tuple[list[Any], list[str]]:
 # What the examples depend on besides the seed. A cache made with other values is
 # refused; one made with another seed is taken (verifiers of several seeds are trained
 # on the same examples), and the settings record the seed it was made with.
+# The settings tools/train_index_proposer.py writes, kept when these networks are retrained.
+PROPOSER_KEYS = ("proposer_model", "proposer_threshold", "proposer")
 RECIPE_KEYS = ("samples", "scenes", "scene_indices", "real_share", "cut_negatives")
 
 
@@ -298,6 +300,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                  "second_look_ceiling": VIEW_CEILING})
     if args.ensemble:
         info["ensemble"] = list(args.ensemble)
+    if info_path.exists():  # the proposer has its own training script: keep its settings
+        before = json.loads(info_path.read_text(encoding="utf-8"))
+        info.update({key: before[key] for key in PROPOSER_KEYS if key in before})
     info_path.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KiB) and {info_path.name}")
     return 0

@@ -23,7 +23,9 @@ Pipeline (see docs/vision.md):
 With `faint_passes`, once steps 2-5 have read the finder's pairs, fainter ink
 passes add the pairs of glyphs the finder missed, and pairs a little outside its
 limits where nothing was read (`vision.faint_glyphs`), read by steps 2-5 in
-turn, before step 6.
+turn, before step 6. Then the learnt proposer (`vision.proposer`, where the settings
+name it) marks index corners on the whole frame; those away from every read so far
+are cut at its rank and pip centres and read by steps 2-5 too.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from vision.networks import (
     resolve_runtime,
 )
 from vision.pip_colour import PIP_COLOUR_RULES, contradicted
+from vision.proposer import load_proposer
 from vision.quantized import int8_files
 from vision.reads import (
     CONFLICT_RULES,
@@ -91,7 +94,6 @@ VERIFIER_FILE = MODEL_DIR / "index_verifier.onnx"
 UNKNOWN = UNKNOWN_CARD  # an index corner seen but not read surely enough
 
 
-
 class Recognizer:
     """Finds card indices in BGR frames; one instance per camera (not thread-safe)."""
 
@@ -99,7 +101,8 @@ class Recognizer:
                  info_path: Path | str | None = None,
                  min_confidence: float | None = None,
                  house_deck: HouseDeck | Path | str | None = None,
-                 runtime: str = "auto", faint_passes: bool = False) -> None:
+                 runtime: str = "auto", faint_passes: bool = False,
+                 proposer: bool = True) -> None:
         model_path = Path(model_path)
         # Whether the faint and medium ink passes (`vision.faint_glyphs`) look again once
         # the finder's pairs are read: a few more corners of unseen designs for about a
@@ -129,6 +132,10 @@ class Recognizer:
         self._verifier = named_net(info, "verifier_model", model_path.parent, info_path,
                                     runtime, int8)
         self.verify_below = float(info.get("verify_below", 1.0))
+        # The learnt proposer's corners away from the finder's reads (`vision.proposer`),
+        # where the settings name it and `proposer` is not switched off.
+        self.proposer = (load_proposer(info, model_path.parent, info_path, runtime)
+                         if proposer else None)
         try:
             self._members = load_members(info, model_path.parent, info_path, runtime)
         except MemberError as exc:
@@ -246,6 +253,10 @@ class Recognizer:
             pairs_read.append(more_pairs)
             if len(more_pairs):
                 reads += self._read_pairs(frame, more_pairs, keep_unsure, deck)
+        if self.proposer is not None:
+            pairs_read.append(self.proposer.pairs_beside(frame, reads))
+            if len(pairs_read[-1]):
+                reads += self._read_pairs(frame, pairs_read[-1], keep_unsure, deck)
         return reads
 
     def _read_pairs(self, frame: np.ndarray, pairs: Candidates, keep_unsure: bool,

@@ -39,6 +39,9 @@ def register(subparsers: Any) -> None:
     detect.add_argument("--faint-passes", action="store_true",
                         help="look again for pale index glyphs once the first pairs are read "
                              "([camera] faint_passes)")
+    detect.add_argument("--no-proposer", action="store_true",
+                        help="read only the candidate finder's pairs, not the learnt "
+                             "proposer's corners ([camera] proposer = false)")
     detect.set_defaults(func=_detect)
 
     preview = commands.add_parser("preview", help="draw every card read onto the picture")
@@ -125,7 +128,8 @@ def _detect(args: argparse.Namespace) -> int:
 
     try:
         layout = _load_layout(args.layout)
-        recognizer = Recognizer(house_deck=args.house_deck, faint_passes=args.faint_passes)
+        recognizer = Recognizer(house_deck=args.house_deck, faint_passes=args.faint_passes,
+                                proposer=not args.no_proposer)
     except (LayoutError, ModelError, HouseDeckError) as exc:
         return _fail(str(exc))
     failures = 0

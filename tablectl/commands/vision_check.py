@@ -56,6 +56,7 @@ def run_check(args: argparse.Namespace) -> int:
     fps = None
     house_deck = None
     learnt = faint_passes = False
+    proposer = True
     if args.config is not None:
         try:
             config = load_config(args.config)
@@ -65,11 +66,12 @@ def run_check(args: argparse.Namespace) -> int:
             return _fail(f"{args.config} has no [camera] section")
         fps, house_deck = config.camera.fps, config.camera.house_deck
         learnt = config.camera.learn_house_deck
-        faint_passes = config.camera.faint_passes
+        faint_passes, proposer = config.camera.faint_passes, config.camera.proposer
     try:
-        recognizer = Recognizer(faint_passes=faint_passes)
+        recognizer = Recognizer(faint_passes=faint_passes, proposer=proposer)
         if house_deck is not None:
-            recognizer = Recognizer(house_deck=house_deck, faint_passes=faint_passes)
+            recognizer = Recognizer(house_deck=house_deck, faint_passes=faint_passes,
+                                    proposer=proposer)
     except HouseDeckError as exc:
         if not learnt:
             return _fail(str(exc))
@@ -80,6 +82,7 @@ def run_check(args: argparse.Namespace) -> int:
     except ModelError as exc:
         return _fail(str(exc))
     print(f"networks: {describe_networks(recognizer)}"
+          + ("; learnt proposer on" if recognizer.proposer is not None else "")
           + ("; faint passes on" if recognizer.faint_passes else ""))
     if recognizer.verifier_path is not None:
         print("verifier, 32 crops: " + ", ".join(

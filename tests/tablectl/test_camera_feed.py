@@ -254,9 +254,9 @@ def test_the_feed_checks_the_shoe_through_the_fusion(service: TableService,
     assert fusion.stats.flags == {"CARD_NOT_FROM_SHOE": 1}
 
 
-@pytest.mark.parametrize("faint_passes", [False, True])
+@pytest.mark.parametrize(("faint_passes", "proposer"), [(False, True), (True, False)])
 def test_start_camera_builds_the_feed_from_the_config(tmp_path: Path, service: TableService,
-                                                      faint_passes: bool) -> None:
+                                                      faint_passes: bool, proposer: bool) -> None:
     from hwsim.camera.table_frames import render_table_frame
 
     image, layout_doc = render_table_frame({"box1": ["5S"]}, seed=SEED)
@@ -267,13 +267,14 @@ def test_start_camera_builds_the_feed_from_the_config(tmp_path: Path, service: T
     save_layout(layout_from_dict(layout_doc), tmp_path / "layout.json")
     config = SimpleNamespace(camera=SimpleNamespace(
         source=str(stills), layout=str(tmp_path / "layout.json"), fps=30.0, width=1280,
-        height=720, faint_passes=faint_passes))
+        height=720, faint_passes=faint_passes, proposer=proposer))
     assert service.submit_and_wait({"bet": {"box": 1, "amount": 100}}, "terminal").accepted
     assert service.submit_and_wait({"deal": {}}, "terminal").accepted
     feed = start_camera(config, service, with_shoe=False)
     try:
         assert feed.fusion is not None and feed.fusion.mode == "camera"
         assert feed.recognizer.faint_passes is faint_passes
+        assert (feed.recognizer.proposer is not None) is proposer
         CHANGED.wait_until(lambda: service.table.view().boxes[0].hands[0].cards == ("5S",),
                            "5S on box 1", WAIT_S)
     finally:

@@ -147,6 +147,9 @@ def test_two_bad_rule_keys_are_both_named() -> None:
         ({"shoe": GOOD_SHOE, "camera": {"source": 0, "layout": "l.json",
                                         "faint_passes": 1}},
          ("[camera] faint_passes", "true or false")),
+        ({"shoe": GOOD_SHOE, "camera": {"source": 0, "layout": "l.json",
+                                        "proposer": "off"}},
+         ("[camera] proposer", "true or false")),
         *[({"shoe": GOOD_SHOE, "camera": {"source": 0, "layout": "l.json",
                                           "witness_doubt": bad}},
            ("[camera] witness_doubt", "from 0 (off) to under 1"))
@@ -186,6 +189,14 @@ def test_the_faint_passes_are_off_unless_asked_for() -> None:
     assert config.camera is not None and not config.camera.faint_passes
     config = parse_config({"shoe": GOOD_SHOE, "camera": {**camera, "faint_passes": True}})
     assert config.camera is not None and config.camera.faint_passes
+
+
+def test_the_learnt_proposer_is_on_unless_turned_off() -> None:
+    camera = {"source": 0, "layout": "layout.json"}
+    config = parse_config({"shoe": GOOD_SHOE, "camera": camera})
+    assert config.camera is not None and config.camera.proposer
+    config = parse_config({"shoe": GOOD_SHOE, "camera": {**camera, "proposer": False}})
+    assert config.camera is not None and not config.camera.proposer
 
 
 def test_the_witness_doubts_at_two_percent_unless_told() -> None:

@@ -18,12 +18,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _config(tmp_path: Path, fps: float, house_deck: Path | None = None,
-            faint_passes: bool = False) -> Path:
+            faint_passes: bool = False, proposer: bool = True) -> Path:
     _image, layout_doc = render_table_frame({"box1": ["5S"]}, seed=3)
     save_layout(layout_from_dict(layout_doc), tmp_path / "layout.json")
     (tmp_path / "stills").mkdir()
     deck = f'house_deck = "{house_deck}"\n' if house_deck else ""
     deck += "faint_passes = true\n" if faint_passes else ""
+    deck += "" if proposer else "proposer = false\n"
     config = tmp_path / "table.toml"
     config.write_text(
         '[table]\nprofile = "casinos-austria"\n\n[shoe]\ndriver = "none"\n\n'
@@ -99,6 +100,17 @@ def test_the_frames_are_read_as_the_config_reads_them(
                      "--frames", "1"]) == 0
         networks = capsys.readouterr().out.splitlines()[0]
         assert networks.endswith("; faint passes on") is faint
+
+
+def test_the_learnt_proposer_is_on_unless_the_config_turns_it_off(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for proposer in (True, False):
+        folder = tmp_path / str(proposer)
+        folder.mkdir()
+        assert main(["vision", "check", "--config",
+                     str(_config(folder, 10.0, None, False, proposer)), "--frames", "1"]) == 0
+        networks = capsys.readouterr().out.splitlines()[0]
+        assert networks.endswith("; learnt proposer on") is proposer
 
 
 def test_on_opencv_it_says_so_and_runs_the_float_files(

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from vision.networks import Network
+from vision.proposer import CHANNELS, STRIDE, network_input
 from vision.recognizer import MODEL_DIR, MODEL_INFO, Recognizer
 
 
@@ -32,6 +33,17 @@ def test_both_runtimes_agree(name: str, shape: tuple[int, ...]) -> None:
     for key in a:
         assert a[key].shape[0] == 17
         np.testing.assert_allclose(a[key], b[key], rtol=1e-3, atol=1e-3)
+
+
+def test_both_runtimes_agree_on_the_proposer() -> None:
+    # A whole frame's input (the proposer sees frames, not batches of crops).
+    frame = np.random.default_rng(2).integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    name = json.loads(MODEL_INFO.read_text(encoding="utf-8"))["proposer_model"]
+    a, b = (Network(MODEL_DIR / name, runtime).run(network_input(frame))
+            for runtime in ("opencv", "onnxruntime"))
+    (key, cells), = a.items()
+    assert cells.shape == (1, CHANNELS, 720 // STRIDE, 1280 // STRIDE)
+    np.testing.assert_allclose(cells, b[key], rtol=1e-3, atol=1e-3)
 
 
 def test_without_onnxruntime_auto_falls_back_and_forced_is_refused(

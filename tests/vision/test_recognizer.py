@@ -127,6 +127,22 @@ def test_a_missing_verifier_file_is_reported(tmp_path: Any) -> None:
         Recognizer(tmp_path / MODEL_FILE.name)
 
 
+def test_a_missing_proposer_file_is_reported_and_can_be_left_off(tmp_path: Any) -> None:
+    import json
+
+    from tests.vision.model_copies import model_copy
+    from vision.recognizer import ModelError
+
+    model = model_copy(tmp_path, proposer_model="no_such_proposer.onnx")
+    with pytest.raises(ModelError, match="no_such_proposer.onnx .*train_index_proposer"):
+        Recognizer(model)
+    assert Recognizer(model, proposer=False).proposer is None
+    info = json.loads(model.with_suffix(".json").read_text(encoding="utf-8"))
+    info.pop("proposer_model")
+    model.with_suffix(".json").write_text(json.dumps(info))
+    assert Recognizer(model).proposer is None  # settings naming none: the finder alone
+
+
 @pytest.mark.parametrize("design_name", designs_module.TUNING_DESIGNS)
 def test_both_corners_of_a_lone_card_make_one_read(recognizer: Recognizer,
                                                    design_name: str) -> None:

@@ -66,6 +66,27 @@ def test_detect_with_the_faint_passes_reads_the_same_clean_scene(
     assert {c["card"] for c in doc["cards"]} == visible
 
 
+def test_detect_without_the_proposer_reads_the_finders_pairs_alone(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.recognizer as module
+
+    made: list[module.Recognizer] = []
+    real_init = module.Recognizer.__init__
+
+    def init(self: module.Recognizer, *args: object, **kwargs: object) -> None:
+        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+        made.append(self)
+
+    monkeypatch.setattr(module.Recognizer, "__init__", init)
+    image, _layout, visible = _scene(tmp_path)
+    for flags, with_proposer in (([], True), (["--no-proposer"], False)):
+        assert main(["vision", "detect", str(image), "--json", *flags]) == 0
+        assert (made[-1].proposer is not None) is with_proposer
+        doc = json.loads(capsys.readouterr().out)
+        assert {c["card"] for c in doc["cards"]} == visible
+
+
 def test_detect_reports_an_unreadable_image_and_goes_on(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     image, _layout, visible = _scene(tmp_path)

@@ -1,0 +1,60 @@
+"""The proposer's training targets (`tools/train_index_proposer.py`), worked out by hand."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+TOOLS = Path(__file__).resolve().parents[2] / "tools"
+
+
+def _tool() -> ModuleType:
+    if str(TOOLS) not in sys.path:
+        sys.path.insert(0, str(TOOLS))
+    return importlib.import_module("train_index_proposer")
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+def test_a_point_turns_with_its_crop(turns: int) -> None:
+    tool = _tool()
+    image = np.zeros((tool.CROP, tool.CROP), np.uint8)
+    image[20, 10] = 255  # x 10, y 20
+    turned = np.rot90(image, turns)
+    (x, y), = tool._turn(np.array([[10.0, 20.0]], np.float32), turns)
+    assert turned[int(y), int(x)] == 255
+
+
+def test_an_index_is_taught_at_its_midpoint_with_its_rank_to_pip_vector() -> None:
+    tool = _tool()
+    assert (tool.CELL, tool.INPUT_SCALE, tool.VECTOR_UNIT) == (4, 2, 16.0)
+    # Half-size pixels: rank (40, 40) over pip (40, 64); midpoint (40, 52) = cell (10, 13).
+    heat, regress, weight = tool.targets(np.array([[40.0, 40.0]], np.float32),
+                                         np.array([[40.0, 64.0]], np.float32),
+                                         np.array([[200.0, 200.0]], np.float32))
+    g = tool.CROP // tool.CELL
+    assert heat.shape == weight.shape == (1, g, g) and regress.shape == (5, g, g)
+    assert heat[0, 13, 10] == 1.0 and (heat[0] == 1.0).sum() == 1
+    # 24 half-size pixels down are 48 frame pixels: 3 units of 16.
+    np.testing.assert_allclose(regress[:, 13, 10], [0.0, 0.0, 0.0, 3.0, 1.0])
+    # The neighbour up and to the left: the midpoint is one cell right and down of it.
+    np.testing.assert_allclose(regress[:, 12, 9], [1.0, 1.0, 0.0, 3.0, 1.0])
+    assert regress[4].sum() == 9  # the 3x3 cells around the midpoint
+    # Background cells far from both are taught with full weight; around the partly open
+    # corner at cell (50, 50) they are not taught at all.
+    assert weight[0, 0, 0] == 1.0 and heat[0, 0, 0] == 0.0
+    # Cell centres within 2 cells of (50, 50) along row 50: columns 48 to 51.
+    assert weight[0, 50, 48] == weight[0, 50, 51] == 0.0
+    assert weight[0, 50, 47] == weight[0, 50, 52] == 1.0
+
+
+def test_an_index_outside_the_crop_teaches_nothing() -> None:
+    tool = _tool()
+    heat, regress, _ = tool.targets(np.array([[-30.0, 40.0]], np.float32),
+                                    np.array([[-30.0, 64.0]], np.float32),
+                                    np.zeros((0, 2), np.float32))
+    assert heat.max() == 0.0 and regress.max() == 0.0

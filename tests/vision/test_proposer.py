@@ -1,0 +1,105 @@
+"""The learnt proposer's arithmetic (`vision.proposer`): its input, the decoding of its
+output map into rank and pip centres, and which proposals are read."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.proposer import STRIDE, IndexProposer, decode, network_input
+from vision.reads import UNKNOWN_CARD, _Read
+
+QUIET = -10.0  # a logit far under any threshold
+
+
+def _map(rows: int = 4, cols: int = 6) -> np.ndarray:
+    out = np.zeros((5, rows, cols), np.float32)
+    out[0] = QUIET
+    return out
+
+
+def _peak(out: np.ndarray, row: int, col: int, logit: float, place: tuple[float, float],
+          vector: tuple[float, float]) -> None:
+    out[:, row, col] = (logit, *place, *vector)
+
+
+def test_a_peak_becomes_the_rank_and_pip_centres_it_describes() -> None:
+    out = _map()
+    # Cell (row 1, col 2), the midpoint a quarter cell right and three quarters down in
+    # it: (2.25 * 8, 1.75 * 8) = (18, 14) px; the vector 1.5 units of 16 px to the right.
+    _peak(out, 1, 2, 2.0, (0.25, 0.75), (1.5, 0.0))
+    ranks, pips, scores = decode(out, threshold=0.5)
+    assert STRIDE == 8
+    np.testing.assert_allclose(ranks, [[6.0, 14.0]])  # 18 - 24 / 2
+    np.testing.assert_allclose(pips, [[30.0, 14.0]])  # 18 + 24 / 2
+    np.testing.assert_allclose(scores, [1 / (1 + np.exp(-2.0))], rtol=1e-6)
+
+
+def test_a_weaker_neighbour_is_the_same_peak_and_a_distant_one_is_another() -> None:
+    out = _map()
+    _peak(out, 1, 2, 2.0, (0.5, 0.5), (0.0, 1.5))
+    _peak(out, 1, 3, 1.0, (0.5, 0.5), (0.0, 1.5))  # beside the first, weaker: dropped
+    _peak(out, 3, 5, 1.0, (0.5, 0.5), (0.0, -1.5))  # two cells away: kept
+    ranks, pips, _ = decode(out, threshold=0.5)
+    assert len(ranks) == 2
+    # Rank above pip for the first (vector down), below it for the second (vector up).
+    np.testing.assert_allclose(ranks, [[20.0, 0.0], [44.0, 40.0]])
+    np.testing.assert_allclose(pips, [[20.0, 24.0], [44.0, 16.0]])
+
+
+def test_peaks_under_the_threshold_or_of_no_index_size_are_not_proposed() -> None:
+    out = _map()
+    _peak(out, 0, 0, -1.0, (0.5, 0.5), (1.5, 0.0))  # 0.27 likely: under 0.5
+    _peak(out, 2, 2, 3.0, (0.5, 0.5), (0.1, 0.0))  # 1.6 px from rank to pip
+    _peak(out, 2, 5, 3.0, (0.5, 0.5), (4.0, 0.0))  # 64 px
+    ranks, _, _ = decode(out, threshold=0.5)
+    assert len(ranks) == 0
+    assert len(decode(out, threshold=0.2)[0]) == 1  # the first, at a lower threshold
+
+
+@pytest.mark.parametrize(("size", "shape"), [((720, 1280), (360, 640)),
+                                             ((730, 1290), (368, 648))])
+def test_the_input_is_half_size_padded_to_whole_cells(size: tuple[int, int],
+                                                      shape: tuple[int, int]) -> None:
+    frame = np.full((*size, 3), 255, np.uint8)
+    x = network_input(frame)
+    assert x.shape == (1, 3, *shape)
+    assert x.dtype == np.float32
+    assert x[0, :, : size[0] // 2, : size[1] // 2].min() == 1.0  # white stays 1
+    if shape != (size[0] // 2, size[1] // 2):
+        assert x[0, 0, -1, -1] == pytest.approx(128 / 255)  # the padding is grey
+
+
+class _FixedProposer(IndexProposer):
+    def __init__(self, ranks: np.ndarray, pips: np.ndarray, recut_unsure: bool = False
+                 ) -> None:
+        self.ranks, self.pips, self.recut_unsure = ranks, pips, recut_unsure
+
+    def propose(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.ranks, self.pips, np.ones(len(self.ranks), np.float32)
+
+
+def _read(card: str, x: float, y: float, scale: float) -> _Read:
+    return _Read(card, x, y, 0.9, scale, (0.0, 1.0))
+
+
+def test_proposals_at_a_sure_read_are_not_read_again() -> None:
+    # Midpoints (100, 100) and (300, 100); a sure read at (110, 100) with an index scale
+    # of 20 px reaches 16 px: the first is its corner, the second is not.
+    proposer = _FixedProposer(np.array([[100, 90], [300, 90]], np.float32),
+                              np.array([[100, 110], [300, 110]], np.float32))
+    frame = np.zeros((8, 8, 3), np.uint8)
+    pairs = proposer.pairs_beside(frame, [_read("AS", 110, 100, 20)])
+    np.testing.assert_allclose(pairs.first, [[300, 90]])
+    np.testing.assert_allclose(pairs.second, [[300, 110]])
+    assert pairs.forward.all() and not pairs.backward.any()
+    # 17 px away is beyond the reach: both are read.
+    assert len(proposer.pairs_beside(frame, [_read("AS", 117, 100, 20)])) == 2
+
+
+def test_an_unsure_corner_is_cut_again_only_where_asked() -> None:
+    ranks, pips = np.array([[100, 90]], np.float32), np.array([[100, 110]], np.float32)
+    frame = np.zeros((8, 8, 3), np.uint8)
+    unsure = [_read(UNKNOWN_CARD, 100, 100, 20)]
+    assert len(_FixedProposer(ranks, pips).pairs_beside(frame, unsure)) == 0
+    assert len(_FixedProposer(ranks, pips, recut_unsure=True).pairs_beside(frame, unsure)) == 1

@@ -1,0 +1,117 @@
+"""A learnt proposer of index corners: a small fully convolutional network that marks
+where an index (rank over pip) lies and which way it faces.
+
+The blob finder (`vision.candidates`) proposes pairs of ink blobs; where a rank glyph
+runs into a frame line, the next card's edge or the felt, or is too pale to be a blob
+of its own, no pair lies on the index. This network looks at the frame at half size
+and answers for every cell of `STRIDE` frame pixels: how likely the midpoint of an
+index's rank and pip lies in it, where in it, and the vector from the rank's centre to
+the pip's. Its peaks become rank and pip centres, read by the same networks as the
+finder's pairs (`Recognizer.read_candidates(pairs=...)`).
+
+Trained by `tools/train_index_proposer.py` on scenes of the training decks only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.candidates import Candidates, given_pairs
+from vision.networks import ModelError, Network
+from vision.reads import UNKNOWN_CARD, _Read
+
+PROPOSER_FILE = "index_proposer.onnx"
+INPUT_SCALE = 2  # the network sees the frame at half size
+STRIDE = 8  # frame pixels per output cell (4 at half size)
+VECTOR_UNIT = 16.0  # the rank-to-pip vector is regressed in these frame pixels
+# Output channels: the midpoint's logit, its place in the cell (x, y, in cells from the
+# cell's top-left corner), the rank-to-pip vector (x, y, in VECTOR_UNIT pixels).
+CHANNELS = 5
+DEFAULT_THRESHOLD = 0.2
+# A proposal whose rank-to-pip distance is outside this (frame pixels) is no index of a
+# card the camera can read (an index is 10 px tall at the smallest supported size).
+MIN_SPAN_PX, MAX_SPAN_PX = 5.0, 60.0
+# A proposal this near a read of the finder's pairs (in that read's index scales) reads
+# the same corner again; it is not read.
+SAME_CORNER_SCALES = 0.8
+
+
+def network_input(frame: np.ndarray) -> np.ndarray:
+    """The (1, 3, h, w) float input for a BGR frame: half size, 0-1, each side a multiple
+    of the output stride (the frame's right and bottom edge padded with grey)."""
+    height, width = frame.shape[:2]
+    half = cv2.resize(frame, (width // INPUT_SCALE, height // INPUT_SCALE),
+                      interpolation=cv2.INTER_AREA)
+    cell = STRIDE // INPUT_SCALE
+    pad_h, pad_w = (-half.shape[0]) % cell, (-half.shape[1]) % cell
+    if pad_h or pad_w:
+        half = cv2.copyMakeBorder(half, 0, pad_h, 0, pad_w, cv2.BORDER_CONSTANT,
+                                  value=(128, 128, 128))
+    return half.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+
+
+def decode(output: np.ndarray, threshold: float = DEFAULT_THRESHOLD
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rank centres, pip centres ((n, 2) frame pixels) and scores of the peaks of one
+    output map (CHANNELS, rows, cols): cells at least `threshold` likely and likelier
+    than their eight neighbours."""
+    heat = 1.0 / (1.0 + np.exp(-output[0].astype(np.float64)))
+    peaks = (heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+    rows, cols = np.nonzero(peaks)
+    mid = np.stack([(cols + output[1, rows, cols]) * STRIDE,
+                    (rows + output[2, rows, cols]) * STRIDE], axis=1)
+    vector = np.stack([output[3, rows, cols], output[4, rows, cols]], axis=1) * VECTOR_UNIT
+    span = np.hypot(vector[:, 0], vector[:, 1])
+    fits = (span >= MIN_SPAN_PX) & (span <= MAX_SPAN_PX)
+    mid, vector = mid[fits], vector[fits]
+    return ((mid - vector / 2).astype(np.float32), (mid + vector / 2).astype(np.float32),
+            heat[rows, cols][fits].astype(np.float32))
+
+
+def load_proposer(info: dict[str, Any], folder: Path, info_path: Path,
+                  runtime: str) -> IndexProposer | None:
+    """The proposer the settings `info` name (`proposer_model`, `proposer_threshold`),
+    or None where they name none; ModelError where its file is missing."""
+    name = info.get("proposer_model")
+    if not name:
+        return None
+    path = folder / str(name)
+    if not path.exists():
+        raise ModelError(f"{path.name} (named in {info_path.name}, proposer_model) not "
+                         "found: train it with `python tools/train_index_proposer.py`, or "
+                         "set [camera] proposer = false")
+    return IndexProposer(Network(path, runtime),
+                         float(info.get("proposer_threshold", DEFAULT_THRESHOLD)))
+
+
+class IndexProposer:
+    """The proposer network: `propose(frame)` -> rank centres, pip centres, scores."""
+
+    def __init__(self, network: Network, threshold: float = DEFAULT_THRESHOLD,
+                 recut_unsure: bool = False) -> None:
+        self.network = network
+        self.threshold = threshold
+        # Whether a proposal at a corner read unsurely is cut and read again.
+        self.recut_unsure = recut_unsure
+
+    def propose(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        output = next(iter(self.network.run(network_input(frame)).values()))
+        return decode(output[0], self.threshold)
+
+    def pairs_beside(self, frame: np.ndarray, reads: list[_Read]) -> Candidates:
+        """The proposals whose midpoint lies away from every read in `reads` (every sure
+        read, with `recut_unsure`), as pairs to read."""
+        ranks, pips, _ = self.propose(frame)
+        near = [r for r in reads if not self.recut_unsure or r.card != UNKNOWN_CARD]
+        if near and len(ranks):
+            mids = (ranks + pips) / 2
+            at = np.array([(r.x, r.y) for r in near], np.float32)
+            reach = np.array([SAME_CORNER_SCALES * r.scale for r in near], np.float32)
+            gaps = np.hypot(mids[:, None, 0] - at[None, :, 0], mids[:, None, 1] - at[None, :, 1])
+            away = (gaps > reach[None, :]).all(axis=1)
+            ranks, pips = ranks[away], pips[away]
+        return given_pairs(ranks, pips)
