@@ -226,9 +226,11 @@ def folder_scenes(folder: Path) -> Iterator[Scene]:
                     truth, partial, doc.get("variations", {}))
 
 
-def load_recognizer(model: Path | None, faint_passes: bool = False) -> Any:
-    """The recognizer (with the faint passes of `vision.faint_glyphs`, where asked), or
-    exit with a message that says what is missing."""
+def load_recognizer(model: Path | None, faint_passes: bool = False,
+                    proposer: bool = True) -> Any:
+    """The recognizer (with the faint passes of `vision.faint_glyphs`, where asked, and
+    the learnt proposer unless told not to), or exit with a message that says what is
+    missing."""
     try:
         from vision.recognizer import Recognizer
     except ImportError as exc:
@@ -236,8 +238,9 @@ def load_recognizer(model: Path | None, faint_passes: bool = False) -> Any:
                          "vision.recognizer.Recognizer is needed to run this benchmark") from None
     try:
         if model is None:
-            return Recognizer(faint_passes=faint_passes)
-        return Recognizer(model, model.with_suffix(".json"), faint_passes=faint_passes)
+            return Recognizer(faint_passes=faint_passes, proposer=proposer)
+        return Recognizer(model, model.with_suffix(".json"), faint_passes=faint_passes,
+                          proposer=proposer)
     except Exception as exc:  # the model file is missing or stale: say so and stop
         raise SystemExit(f"the recognizer cannot start: {exc}") from None
 

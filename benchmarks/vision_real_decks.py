@@ -239,18 +239,18 @@ def card_photos(deck: str, seed: int) -> dict[str, np.ndarray]:
 
 
 def run_enrolled(decks: Sequence[str], n_per_deck: int, seed: int,
-                 model: Path | None) -> dict[str, DeckScore]:
+                 model: Path | None, proposer: bool = True) -> dict[str, DeckScore]:
     """Each deck enrolled from photos of its cards, then read with that enrolment."""
     from vision.enrolment import EnrolmentReport, enrol
 
     per_deck: dict[str, DeckScore] = {}
-    base = load_recognizer(model)
+    base = load_recognizer(model, proposer=proposer)
     for k, deck in enumerate(decks):
         report = EnrolmentReport()
         house = enrol(base, card_photos(deck, seed + k), deck, report)
         if not report.complete:
             print(f"  {deck}: enrolment incomplete: {'; '.join(report.lines())}")
-        recognizer = load_recognizer(model)
+        recognizer = load_recognizer(model, proposer=proposer)
         recognizer.house_deck = house
         scenes = rendered_scenes(n_per_deck, seed + 100 + k, [deck])
         per_deck.update(run(scenes, recognizer, with_candidates=False))
@@ -258,7 +258,8 @@ def run_enrolled(decks: Sequence[str], n_per_deck: int, seed: int,
 
 
 def run_learnt(decks: Sequence[str], learn_scenes: int, n_per_deck: int, seed: int,
-               model: Path | None, learn_from: str = "shoe") -> dict[str, DeckScore]:
+               model: Path | None, learn_from: str = "shoe", proposer: bool = True
+               ) -> dict[str, DeckScore]:
     """Each deck learnt from `learn_scenes` scenes of play, every visible index corner
     named by its card as a shoe names the cards it deals (`vision.deck_learning`),
     then read as the house deck in the scenes `run_enrolled` reads. `learn_from`
@@ -269,7 +270,7 @@ def run_learnt(decks: Sequence[str], learn_scenes: int, n_per_deck: int, seed: i
 
     per_deck: dict[str, DeckScore] = {}
     for k, deck in enumerate(decks):
-        recognizer = load_recognizer(model)
+        recognizer = load_recognizer(model, proposer=proposer)
         try:
             learner = DeckLearner(recognizer, deck)
             for scene in rendered_scenes(learn_scenes, seed + 200 + k, [deck]):
@@ -393,10 +394,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         ensure_corpus(corpus_folder(), decks=[d for d in args.decks if d not in font_decks])
     except ValueError as error:
         parser.error(str(error))
-    recognizer = load_recognizer(args.model, args.faint_passes)
-    if args.no_proposer:
-        recognizer.proposer = None
-    elif (args.proposer is not None or args.proposer_recut_unsure
+    recognizer = load_recognizer(args.model, args.faint_passes, not args.no_proposer)
+    if (args.proposer is not None or args.proposer_recut_unsure
           or args.proposer_threshold != DEFAULT_THRESHOLD):
         recognizer.proposer = IndexProposer(Network(args.proposer or PROPOSER),
                                             args.proposer_threshold,
@@ -412,7 +411,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.enrolled or args.only_enrolled:
         print(f"\nEach deck enrolled as the house deck from photos of its 52 cards, then "
               f"{args.n_per_deck} new scenes of it (seed {args.seed + 100} on):")
-        enrolled = report(run_enrolled(args.decks, args.n_per_deck, args.seed, args.model),
+        enrolled = report(run_enrolled(args.decks, args.n_per_deck, args.seed, args.model,
+                                           not args.no_proposer),
                           args.worst)
         print(f"  enrolled house deck: {enrolled.score.precision:.2%} of the cards read are "
               f"right (target 99.9%), {enrolled.score.recall:.2%} of visible cards read")
@@ -425,7 +425,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{args.seed + 200} on), then read as the house deck in {args.n_per_deck} new "
               f"scenes (seed {args.seed + 100} on):")
         learnt_decks = run_learnt(args.decks, args.learnt, args.n_per_deck, args.seed,
-                                  args.model, args.learn_from)
+                                  args.model, args.learn_from, not args.no_proposer)
         if not learnt_decks:
             print("  no deck could be learnt")
             return 1

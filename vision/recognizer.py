@@ -253,7 +253,8 @@ class Recognizer:
             pairs_read.append(more_pairs)
             if len(more_pairs):
                 reads += self._read_pairs(frame, more_pairs, keep_unsure, deck)
-        if self.proposer is not None:
+        # A house deck's exemplars are of the finder's cuts; the proposer's lie elsewhere.
+        if self.proposer is not None and deck is None:
             pairs_read.append(self.proposer.pairs_beside(frame, reads))
             if len(pairs_read[-1]):
                 reads += self._read_pairs(frame, pairs_read[-1], keep_unsure, deck)

@@ -103,3 +103,29 @@ def test_an_unsure_corner_is_cut_again_only_where_asked() -> None:
     unsure = [_read(UNKNOWN_CARD, 100, 100, 20)]
     assert len(_FixedProposer(ranks, pips).pairs_beside(frame, unsure)) == 0
     assert len(_FixedProposer(ranks, pips, recut_unsure=True).pairs_beside(frame, unsure)) == 1
+
+
+class _CountingProposer(_FixedProposer):
+    def __init__(self) -> None:
+        super().__init__(np.zeros((0, 2), np.float32), np.zeros((0, 2), np.float32))
+        self.frames = 0
+
+    def propose(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        self.frames += 1
+        return super().propose(frame)
+
+
+def test_the_proposer_looks_only_where_no_house_deck_reads() -> None:
+    from vision.house_deck import HouseDeck
+    from vision.recognizer import Recognizer
+
+    recognizer = Recognizer()
+    counting = _CountingProposer()
+    recognizer.proposer = counting
+    frame = np.full((120, 160, 3), 200, np.uint8)
+    recognizer.detect(frame)
+    assert counting.frames == 1
+    # The deck's exemplars are of the finder's cuts: its frames get no proposals.
+    recognizer.house_deck = HouseDeck(np.eye(2, 8, dtype=np.float32), np.array([0, 1]))
+    recognizer.detect(frame)
+    assert counting.frames == 1
