@@ -24,8 +24,8 @@ With `faint_passes`, once steps 2-5 have read the finder's pairs, fainter ink
 passes add the pairs of glyphs the finder missed, and pairs a little outside its
 limits where nothing was read (`vision.faint_glyphs`), read by steps 2-5 in
 turn, before step 6. Then the learnt proposer (`vision.proposer`, where the settings
-name it) marks index corners on the whole frame; those away from every read so far
-are cut at its rank and pip centres and read by steps 2-5 too.
+name it, and no house deck reads) marks index corners on the whole frame; those
+away from every read so far are cut at its rank and pip centres and read by steps 2-5.
 """
 
 from __future__ import annotations
