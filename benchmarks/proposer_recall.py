@@ -47,6 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.model.exists():
         parser.error(f"no proposer at {args.model}: train it with "
                      "python tools/train_index_proposer.py")
+    if not all(0.0 < t < 1.0 for t in args.thresholds):
+        parser.error("--thresholds must be probabilities between 0 and 1")
+    if args.n_per_deck < 1:
+        parser.error("--n-per-deck must be 1 or more")
     one_core()
     proposer = IndexProposer(Network(args.model))
     found = {t: 0 for t in args.thresholds}

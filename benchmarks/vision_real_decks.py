@@ -376,6 +376,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--learnt must be 0 (off) or more scenes")
     if args.only_learnt and not args.learnt:
         parser.error("--only-learnt needs --learnt N")
+    if args.proposer is not None and not args.proposer.is_file():
+        parser.error(f"--proposer: no such file {args.proposer}")
+    if not 0.0 < args.proposer_threshold < 1.0:
+        parser.error("--proposer-threshold must be a probability between 0 and 1")
 
     trained = set(trained_on(args.model) or [])
     leaked = sorted(trained & set(args.decks))

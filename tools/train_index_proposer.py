@@ -21,6 +21,7 @@ import argparse
 import json
 import sys
 import time
+import zipfile
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -90,16 +91,20 @@ def load_or_render(cache: Path | None, seed: int, count: int, designs: list[str]
     else rendered (and written to `cache`, where given)."""
     recipe = json.dumps({"seed": seed, "count": count, "designs": designs})
     if cache is not None and cache.exists():
-        with np.load(cache, allow_pickle=False) as stored:
-            if str(stored["recipe"]) == recipe:
-                images, counts = stored["images"], stored["counts"]
-                ranks, pips, partial = stored["ranks"], stored["pips"], stored["partial"]
-                ends, part_ends = np.cumsum(counts[:, 0]), np.cumsum(counts[:, 1])
-                print(f"{len(images)} scenes from {cache}")
-                return [SceneTruth(images[k], ranks[e - c[0]:e], pips[e - c[0]:e],
-                                   partial[q - c[1]:q])
-                        for k, (c, e, q) in enumerate(zip(counts, ends, part_ends, strict=True))]
-        print(f"{cache} holds other scenes: rendering afresh")
+        try:
+            with np.load(cache, allow_pickle=False) as stored:
+                if str(stored["recipe"]) == recipe:
+                    images, counts = stored["images"], stored["counts"]
+                    ranks, pips, partial = stored["ranks"], stored["pips"], stored["partial"]
+                    ends, part_ends = np.cumsum(counts[:, 0]), np.cumsum(counts[:, 1])
+                    print(f"{len(images)} scenes from {cache}")
+                    return [SceneTruth(images[k], ranks[e - c[0]:e], pips[e - c[0]:e],
+                                       partial[q - c[1]:q])
+                            for k, (c, e, q) in enumerate(zip(counts, ends, part_ends,
+                                                              strict=True))]
+            print(f"{cache} holds other scenes: rendering afresh")
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            print(f"{cache} cannot be read ({exc}): rendering afresh")
     scenes = render_scenes(seed, count, designs, jobs)
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
@@ -253,7 +258,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--cache", type=Path, default=None,
                         help="keep the rendered scenes in this .npz for the next run")
     parser.add_argument("--out", type=Path, default=ROOT / "vision/models/index_proposer.onnx")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    for name in ("scenes", "steps", "jobs", "channels"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be 1 or more")
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:

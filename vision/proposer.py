@@ -84,8 +84,12 @@ def load_proposer(info: dict[str, Any], folder: Path, info_path: Path,
         raise ModelError(f"{path.name} (named in {info_path.name}, proposer_model) not "
                          "found: train it with `python tools/train_index_proposer.py`, or "
                          "set [camera] proposer = false")
-    return IndexProposer(Network(path, runtime),
-                         float(info.get("proposer_threshold", DEFAULT_THRESHOLD)))
+    threshold = info.get("proposer_threshold", DEFAULT_THRESHOLD)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) \
+            or not 0.0 < threshold < 1.0:
+        raise ModelError(f"{info_path.name}: proposer_threshold {threshold!r} is not a "
+                         "probability between 0 and 1")
+    return IndexProposer(Network(path, runtime), float(threshold))
 
 
 class IndexProposer:

@@ -58,3 +58,32 @@ def test_an_index_outside_the_crop_teaches_nothing() -> None:
                                     np.array([[-30.0, 64.0]], np.float32),
                                     np.zeros((0, 2), np.float32))
     assert heat.max() == 0.0 and regress.max() == 0.0
+
+
+@pytest.mark.parametrize("option", ["--scenes", "--steps", "--jobs", "--channels"])
+def test_a_count_under_one_is_refused_before_anything_is_rendered(
+        option: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        _tool().main([option, "0"])
+    assert exit_info.value.code == 2
+    assert f"{option} must be 1 or more" in capsys.readouterr().err
+
+
+def test_an_unreadable_scene_cache_is_rendered_afresh(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    tool = _tool()
+    cache = tmp_path / "scenes.npz"
+    cache.write_bytes(b"not a zip file")
+    none = np.zeros((0, 2), np.float32)
+    rendered = [tool.SceneTruth(np.zeros((4, 4, 3), np.uint8), none, none, none)]
+    monkeypatch.setattr(tool, "render_scenes", lambda *args: rendered)
+    assert tool.load_or_render(cache, 1, 1, ["kde-standard"], 1) is rendered
+    assert "cannot be read" in capsys.readouterr().out
+    # Written again, it is read back as the same scenes.
+    again = tool.load_or_render(cache, 1, 1, ["kde-standard"], 1)
+    assert len(again) == 1 and again[0].image.shape == (4, 4, 3) and len(again[0].ranks) == 0
+    # Made for other scenes, it is not taken.
+    other = [tool.SceneTruth(np.ones((4, 4, 3), np.uint8), none, none, none)]
+    monkeypatch.setattr(tool, "render_scenes", lambda *args: other)
+    assert tool.load_or_render(cache, 2, 1, ["kde-standard"], 1) is other

@@ -137,6 +137,10 @@ def test_a_missing_proposer_file_is_reported_and_can_be_left_off(tmp_path: Any) 
     with pytest.raises(ModelError, match="no_such_proposer.onnx .*train_index_proposer"):
         Recognizer(model)
     assert Recognizer(model, proposer=False).proposer is None
+    for bad in (0.0, 1.5, "high", True):
+        model = model_copy(tmp_path, proposer_threshold=bad)
+        with pytest.raises(ModelError, match="proposer_threshold .* between 0 and 1"):
+            Recognizer(model)
     info = json.loads(model.with_suffix(".json").read_text(encoding="utf-8"))
     info.pop("proposer_model")
     model.with_suffix(".json").write_text(json.dumps(info))
