@@ -66,6 +66,7 @@ from corner_losses import (  # noqa: E402
 
 from vision.networks import Network  # noqa: E402
 from vision.proposer import DEFAULT_THRESHOLD, PROPOSER_FILE, IndexProposer  # noqa: E402
+from vision.refiner import IndexRefiner  # noqa: E402
 
 PROPOSER = ROOT / "vision" / "models" / PROPOSER_FILE
 TARGET_PROPOSED = 0.998
@@ -345,6 +346,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--proposer-threshold", type=float, default=DEFAULT_THRESHOLD)
     parser.add_argument("--proposer-recut-unsure", action="store_true",
                         help="the proposer's corners at unsure reads are read again too")
+    parser.add_argument("--refiner", type=Path, default=None, metavar="ONNX",
+                        help="another learnt refiner of the proposer's places in the shipped "
+                             "one's place (vision.refiner)")
+    parser.add_argument("--refine-unsure", action="store_true",
+                        help="refine the unsure corners and read them again (the settings' "
+                             "refine_unsure, on where they say so)")
+    parser.add_argument("--second-chance-confidence", type=float, default=None, metavar="P",
+                        help="the confidence the proposer's reads and the unsure corners read "
+                             "again need (default: the settings' second_chance_confidence)")
+    parser.add_argument("--no-refiner", action="store_true",
+                        help="read the proposer's places as it gives them, not refined")
     parser.add_argument("--no-candidates", action="store_true",
                         help="skip counting the candidate finder's proposals")
     parser.add_argument("--worst", type=int, default=12, help="confusions to list")
@@ -378,8 +390,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--only-learnt needs --learnt N")
     if args.proposer is not None and not args.proposer.is_file():
         parser.error(f"--proposer: no such file {args.proposer}")
+    if args.refiner is not None and not args.refiner.is_file():
+        parser.error(f"--refiner: no such file {args.refiner}")
+    if args.refiner is not None and args.no_refiner:
+        parser.error("--refiner and --no-refiner ask for opposite things: give one")
     if not 0.0 < args.proposer_threshold < 1.0:
         parser.error("--proposer-threshold must be a probability between 0 and 1")
+    if args.second_chance_confidence is not None and not 0.0 < args.second_chance_confidence <= 1.0:
+        parser.error("--second-chance-confidence must be a probability above 0 and at most 1")
 
     trained = set(trained_on(args.model) or [])
     leaked = sorted(trained & set(args.decks))
@@ -399,11 +417,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
     recognizer = load_recognizer(args.model, args.faint_passes, not args.no_proposer)
-    if (args.proposer is not None or args.proposer_recut_unsure
-          or args.proposer_threshold != DEFAULT_THRESHOLD):
+    if recognizer.proposer is not None and (
+            args.proposer is not None or args.proposer_recut_unsure or args.no_refiner
+            or args.refiner is not None or args.proposer_threshold != DEFAULT_THRESHOLD):
+        refiner = (None if args.no_refiner else
+                   IndexRefiner(Network(args.refiner)) if args.refiner is not None
+                   else recognizer.proposer.refiner)
         recognizer.proposer = IndexProposer(Network(args.proposer or PROPOSER),
                                             args.proposer_threshold,
-                                            recut_unsure=args.proposer_recut_unsure)
+                                            recut_unsure=args.proposer_recut_unsure,
+                                            refiner=refiner)
+    if args.refine_unsure:
+        recognizer.refine_unsure = True
+    if args.second_chance_confidence is not None:
+        recognizer.second_chance_confidence = max(args.second_chance_confidence,
+                                                  recognizer.min_confidence)
     one_core()
     # Interleave decks scene by scene so each deck sees the same range of conditions.
     scenes = rendered_scenes(args.n_per_deck * len(args.decks), args.seed, args.decks)

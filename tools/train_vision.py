@@ -165,8 +165,10 @@ def training_designs(wanted: Sequence[str]) -> tuple[list[Any], list[str]]:
 # What the examples depend on besides the seed. A cache made with other values is
 # refused; one made with another seed is taken (verifiers of several seeds are trained
 # on the same examples), and the settings record the seed it was made with.
-# The settings tools/train_index_proposer.py writes, kept when these networks are retrained.
-PROPOSER_KEYS = ("proposer_model", "proposer_threshold", "proposer")
+# The settings tools/train_index_proposer.py and tools/train_index_refiner.py write (and
+# the choices made with them), kept when these networks are retrained.
+PROPOSER_KEYS = ("proposer_model", "proposer_threshold", "proposer", "refiner_model", "refiner",
+                 "refine_unsure", "second_chance_confidence")
 RECIPE_KEYS = ("samples", "scenes", "scene_indices", "real_share", "cut_negatives")
 
 

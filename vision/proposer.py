@@ -23,6 +23,7 @@ import numpy as np
 from vision.candidates import Candidates, given_pairs
 from vision.networks import ModelError, Network
 from vision.reads import UNKNOWN_CARD, _Read
+from vision.refiner import IndexRefiner
 
 PROPOSER_FILE = "index_proposer.onnx"
 INPUT_SCALE = 2  # the network sees the frame at half size
@@ -74,8 +75,9 @@ def decode(output: np.ndarray, threshold: float = DEFAULT_THRESHOLD
 
 def load_proposer(info: dict[str, Any], folder: Path, info_path: Path,
                   runtime: str) -> IndexProposer | None:
-    """The proposer the settings `info` name (`proposer_model`, `proposer_threshold`),
-    or None where they name none; ModelError where its file is missing."""
+    """The proposer the settings `info` name (`proposer_model`, `proposer_threshold`,
+    and the refiner of its places, `refiner_model`, where named), or None where they
+    name none; ModelError where a file is missing."""
     name = info.get("proposer_model")
     if not name:
         return None
@@ -89,16 +91,27 @@ def load_proposer(info: dict[str, Any], folder: Path, info_path: Path,
             or not 0.0 < threshold < 1.0:
         raise ModelError(f"{info_path.name}: proposer_threshold {threshold!r} is not a "
                          "probability between 0 and 1")
-    return IndexProposer(Network(path, runtime), float(threshold))
+    refiner = None
+    refiner_name = info.get("refiner_model")
+    if refiner_name:
+        refiner_path = folder / str(refiner_name)
+        if not refiner_path.exists():
+            raise ModelError(f"{refiner_path.name} (named in {info_path.name}, refiner_model) "
+                             "not found: train it with `python tools/train_index_refiner.py`, "
+                             "or set [camera] proposer = false")
+        refiner = IndexRefiner(Network(refiner_path, runtime))
+    return IndexProposer(Network(path, runtime), float(threshold), refiner=refiner)
 
 
 class IndexProposer:
     """The proposer network: `propose(frame)` -> rank centres, pip centres, scores."""
 
     def __init__(self, network: Network, threshold: float = DEFAULT_THRESHOLD,
-                 recut_unsure: bool = False) -> None:
+                 recut_unsure: bool = False, refiner: IndexRefiner | None = None) -> None:
         self.network = network
         self.threshold = threshold
+        # Moves each proposal onto its glyphs before it is read (`vision.refiner`).
+        self.refiner = refiner
         # Whether a proposal at a corner read unsurely is cut and read again.
         self.recut_unsure = recut_unsure
 
@@ -108,14 +121,26 @@ class IndexProposer:
 
     def pairs_beside(self, frame: np.ndarray, reads: list[_Read]) -> Candidates:
         """The proposals whose midpoint lies away from every read in `reads` (every sure
-        read, with `recut_unsure`), as pairs to read."""
+        read, with `recut_unsure`), as pairs to read (moved onto their glyphs by the
+        refiner, where there is one)."""
         ranks, pips, _ = self.propose(frame)
         near = [r for r in reads if not self.recut_unsure or r.card != UNKNOWN_CARD]
-        if near and len(ranks):
-            mids = (ranks + pips) / 2
-            at = np.array([(r.x, r.y) for r in near], np.float32)
-            reach = np.array([SAME_CORNER_SCALES * r.scale for r in near], np.float32)
-            gaps = np.hypot(mids[:, None, 0] - at[None, :, 0], mids[:, None, 1] - at[None, :, 1])
-            away = (gaps > reach[None, :]).all(axis=1)
-            ranks, pips = ranks[away], pips[away]
+        ranks, pips = _away_from(ranks, pips, near)
+        if self.refiner is not None:
+            # Refined, a proposal beside a read may land on that read's corner.
+            ranks, pips = _away_from(*self.refiner.refine(frame, ranks, pips), near)
         return given_pairs(ranks, pips)
+
+
+def _away_from(ranks: np.ndarray, pips: np.ndarray, reads: list[_Read]
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs whose midpoint lies farther than `SAME_CORNER_SCALES` index scales from
+    every read."""
+    if not reads or not len(ranks):
+        return ranks, pips
+    mids = (ranks + pips) / 2
+    at = np.array([(r.x, r.y) for r in reads], np.float32)
+    reach = np.array([SAME_CORNER_SCALES * r.scale for r in reads], np.float32)
+    gaps = np.hypot(mids[:, None, 0] - at[None, :, 0], mids[:, None, 1] - at[None, :, 1])
+    away = (gaps > reach[None, :]).all(axis=1)
+    return ranks[away], pips[away]

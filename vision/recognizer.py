@@ -25,7 +25,9 @@ passes add the pairs of glyphs the finder missed, and pairs a little outside its
 limits where nothing was read (`vision.faint_glyphs`), read by steps 2-5 in
 turn, before step 6. Then the learnt proposer (`vision.proposer`, where the settings
 name it, and no house deck reads) marks index corners on the whole frame; those
-away from every read so far are cut at its rank and pip centres and read by steps 2-5.
+away from every read so far are moved onto their glyphs by the learnt refiner
+(`vision.refiner`, where the settings name it), cut at the rank and pip centres and
+read by steps 2-5.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ from vision.reads import (
     settle_conflicts,
     unknown_reads,
 )
+from vision.second_chance import reread_unsure, second_chance_settings
 from vision.second_look import (
     NOT_INDEX,
     SECOND_VIEWS,
@@ -125,6 +128,9 @@ class Recognizer:
         self._net = Network(model_path, runtime)
         self.min_confidence = float(min_confidence if min_confidence is not None
                                     else info.get("min_confidence", 0.5))
+        # The proposer's pairs and the unsure corners read again (`vision.second_chance`).
+        self.second_chance_confidence, self.refine_unsure = second_chance_settings(
+            info, info_path, self.min_confidence)
         # The quick first look that spares most non-index pairs the full features.
         self._filter = named_net(info, "filter_model", model_path.parent, info_path, runtime)
         self.filter_threshold = float(info.get("filter_threshold", 0.0))
@@ -253,16 +259,23 @@ class Recognizer:
             pairs_read.append(more_pairs)
             if len(more_pairs):
                 reads += self._read_pairs(frame, more_pairs, keep_unsure, deck)
+        refiner = self.proposer.refiner if self.proposer is not None else None
+        if self.refine_unsure and refiner is not None and deck is None:
+            reads = reread_unsure(frame, reads, refiner, lambda pairs: self._read_pairs(
+                frame, pairs, keep_unsure, None, self.second_chance_confidence))
         # A house deck's exemplars are of the finder's cuts; the proposer's lie elsewhere.
         if self.proposer is not None and deck is None:
             pairs_read.append(self.proposer.pairs_beside(frame, reads))
             if len(pairs_read[-1]):
-                reads += self._read_pairs(frame, pairs_read[-1], keep_unsure, deck)
+                reads += self._read_pairs(frame, pairs_read[-1], keep_unsure, deck,
+                                          self.second_chance_confidence)
         return reads
 
     def _read_pairs(self, frame: np.ndarray, pairs: Candidates, keep_unsure: bool,
-                    deck: HouseDeck | None) -> list[_Read]:
-        """`read_candidates` of the given pairs, with the house deck `deck`."""
+                    deck: HouseDeck | None, min_confidence: float | None = None) -> list[_Read]:
+        """`read_candidates` of the given pairs, with the house deck `deck`; a read
+        needs `min_confidence` (the recognizer's own where None)."""
+        bar = self.min_confidence if min_confidence is None else min_confidence
         features, rank_at, suit_at, crops = candidate_features(frame, self.looks_like_index, pairs)
         if features.shape[0] == 0:
             return []
@@ -318,11 +331,11 @@ class Recognizer:
                         # deck names no other surely: the networks' read stands.
                         confidence[row] = network_confidence[row]
                         continue
-                    elif network_confidence[row] >= self.min_confidence:
+                    elif network_confidence[row] >= bar:
                         stopped_by_deck[row] = DECK_DISAGREES if sure[k] else DECK_UNSURE
                         deck_cards[row] = card
                     rank[row], suit[row] = RANKS.index(card[0]), SUITS.index(card[1])
-        confident = (rank != NOT_INDEX) & (confidence >= self.min_confidence)
+        confident = (rank != NOT_INDEX) & (confidence >= bar)
         sure = confident & ~disagreeing
         miscoloured = np.zeros_like(sure)
         if self.pip_colour == "check" and sure.any():

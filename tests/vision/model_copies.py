@@ -15,7 +15,7 @@ def model_copy(folder: Path, **settings: Any) -> Path:
     """The shipped classifier, filter, verifiers and ensemble members copied into
     `folder` with `settings` changed in their settings file; the classifier's path."""
     info = json.loads(MODEL_FILE.with_suffix(".json").read_text(encoding="utf-8"))
-    for key in ("filter_model", "verifier_model", "proposer_model"):
+    for key in ("filter_model", "verifier_model", "proposer_model", "refiner_model"):
         if info.get(key):
             shutil.copy(MODEL_DIR / info[key], folder / info[key])
     shutil.copy(MODEL_FILE, folder / MODEL_FILE.name)

@@ -33,8 +33,11 @@ def read_with_stub_networks(monkeypatch: pytest.MonkeyPatch, recognizer: Recogni
                             mlp: Reading, verifier_readings: list[Reading]
                             ) -> tuple[list[tuple[str, str]], list[np.ndarray]]:
     """One candidate pair the classifier reads as `mlp`; each call of the verifier gives
-    the next of `verifier_readings`. The reads, and the crops each call was given."""
+    the next of `verifier_readings`. The reads, and the crops each call was given.
+    (An unsure corner is not refined and read again: every cut here is the one pair.)"""
     import vision.recognizer as module
+
+    recognizer.refine_unsure = False
 
     frame = stub_frame()
     first_cut = cut_all(frame, RANK_AT, SUIT_AT)

@@ -33,7 +33,7 @@ def test_the_ensemble_reading_is_the_normalised_geometric_mean_of_its_members() 
 def _single_model(folder: Path) -> dict[str, Any]:
     """The shipped classifier, filter and verifiers copied to `folder`, without members."""
     info = json.loads((MODEL_DIR / INFO_NAME).read_text(encoding="utf-8"))
-    for key in ("filter_model", "verifier_model", "proposer_model"):
+    for key in ("filter_model", "verifier_model", "proposer_model", "refiner_model"):
         shutil.copy(MODEL_DIR / info[key], folder / info[key])
     shutil.copy(MODEL_FILE, folder / MODEL_FILE.name)
     copy_view_verifiers(info, folder)

@@ -74,6 +74,7 @@ class _FixedProposer(IndexProposer):
     def __init__(self, ranks: np.ndarray, pips: np.ndarray, recut_unsure: bool = False
                  ) -> None:
         self.ranks, self.pips, self.recut_unsure = ranks, pips, recut_unsure
+        self.refiner = None
 
     def propose(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.ranks, self.pips, np.ones(len(self.ranks), np.float32)

@@ -189,3 +189,25 @@ def test_the_enroll_command_enrols_a_folder_of_card_photos(corpus: Path,
         "or accept fewer cards with --partial")
     assert not (tmp_path / "few.npz").exists()
     assert f'house_deck = "{out.as_posix()}"' in config.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--refiner", "no-such-refiner.onnx"], "--refiner: no such file no-such-refiner.onnx"),
+    (["--refiner", "REFINER", "--no-refiner"], "--refiner and --no-refiner ask for opposite"),
+    (["--second-chance-confidence", "0"], "--second-chance-confidence must be a probability"),
+    (["--second-chance-confidence", "1.2"], "--second-chance-confidence must be a probability"),
+])
+def test_the_benchmark_refuses_bad_refiner_choices_in_one_line(flags: list[str], message: str,
+                                                               tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from vision.recognizer import MODEL_DIR
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "vision_real_decks.py"
+    flags = [str(MODEL_DIR / "index_refiner.onnx") if f == "REFINER" else f for f in flags]
+    done = subprocess.run([sys.executable, str(script), "--n-per-deck", "1", *flags],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert message in done.stderr.splitlines()[-1]

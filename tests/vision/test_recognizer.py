@@ -147,6 +147,23 @@ def test_a_missing_proposer_file_is_reported_and_can_be_left_off(tmp_path: Any) 
     assert Recognizer(model).proposer is None  # settings naming none: the finder alone
 
 
+def test_the_shipped_settings_refine_and_a_missing_refiner_is_reported(tmp_path: Any) -> None:
+    from tests.vision.model_copies import model_copy
+    from vision.recognizer import ModelError
+
+    shipped = Recognizer()
+    assert shipped.proposer is not None and shipped.proposer.refiner is not None
+    assert shipped.refine_unsure
+    assert shipped.second_chance_confidence > shipped.min_confidence
+    model = model_copy(tmp_path, refiner_model="no_such_refiner.onnx")
+    with pytest.raises(ModelError, match="no_such_refiner.onnx .*train_index_refiner"):
+        Recognizer(model)
+    assert Recognizer(model, proposer=False).proposer is None  # the way to run without it
+    model = model_copy(tmp_path, second_chance_confidence=2)
+    with pytest.raises(ModelError, match="second_chance_confidence 2 is not a probability"):
+        Recognizer(model)
+
+
 @pytest.mark.parametrize("design_name", designs_module.TUNING_DESIGNS)
 def test_both_corners_of_a_lone_card_make_one_read(recognizer: Recognizer,
                                                    design_name: str) -> None:
