@@ -1,6 +1,7 @@
 """Train the learnt index-corner proposer (`vision.proposer`) and write it as ONNX.
 
     python tools/train_index_proposer.py [--scenes 1600] [--steps 6000] [--seed 1]
+                                         [--channels 16] [--cache FILE.npz]
                                          [--out vision/models/index_proposer.onnx]
 
 Scenes are rendered by `hwsim.camera` from the designs the shipped networks were
@@ -32,6 +33,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "hw-sim"), str(ROOT / "tools")]
+
+from training_cli import parse_counts, training_parser  # noqa: E402
 
 from vision.proposer import (  # noqa: E402
     CHANNELS,
@@ -249,20 +252,10 @@ def export(net, out: Path) -> None:  # type: ignore[no-untyped-def]
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scenes", type=int, default=1600)
-    parser.add_argument("--steps", type=int, default=6000)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--channels", type=int, default=32)
-    parser.add_argument("--cache", type=Path, default=None,
-                        help="keep the rendered scenes in this .npz for the next run")
-    parser.add_argument("--out", type=Path, default=ROOT / "vision/models/index_proposer.onnx")
-    args = parser.parse_args(argv)
-    for name in ("scenes", "steps", "jobs", "channels"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name} must be 1 or more")
-    return args
+    parser = training_parser(__doc__, 1600, 6000, ROOT / "vision/models/index_proposer.onnx",
+                             "scenes")
+    parser.add_argument("--channels", type=int, default=16)
+    return parse_counts(parser, argv, ("scenes", "steps", "jobs", "channels"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -28,6 +28,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "hw-sim"), str(ROOT / "tools")]
 
+from training_cli import parse_counts, training_parser  # noqa: E402
+
 from vision.refiner import SIZE, window_targets, windows  # noqa: E402
 
 SCENE_SEED_OFFSET = 9000  # the refiner's scenes are none of the other networks'
@@ -105,18 +107,19 @@ def load_or_render(cache: Path | None, seed: int, count: int, designs: list[str]
     return all_cuts, all_answers
 
 
-def build_network():  # type: ignore[no-untyped-def]
+def build_network(width: int = 16):  # type: ignore[no-untyped-def]
     import torch.nn as nn
 
     return nn.Sequential(
-        nn.Conv2d(3, 16, 3, 1, 1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(16, 32, 3, 1, 1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(32, 48, 3, 1, 1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(48 * (SIZE // 8) ** 2, 64), nn.ReLU(), nn.Linear(64, 4))
+        nn.Conv2d(3, width, 3, 1, 1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(width, 2 * width, 3, 1, 1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(2 * width, 3 * width, 3, 1, 1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(3 * width * (SIZE // 8) ** 2, 64), nn.ReLU(),
+        nn.Linear(64, 4))
 
 
 def train(cuts: np.ndarray, answers: np.ndarray, steps: int, seed: int,  # type: ignore[no-untyped-def]
-          batch: int = 128):
+          width: int = 16, batch: int = 128):
     import torch
 
     from vision.refiner import network_input
@@ -127,7 +130,7 @@ def train(cuts: np.ndarray, answers: np.ndarray, steps: int, seed: int,  # type:
     order = rng.permutation(len(cuts))
     kept = max(len(cuts) // 20, 1)
     test, learn = order[:kept], order[kept:]
-    net = build_network()
+    net = build_network(width)
     optimiser = torch.optim.Adam(net.parameters(), lr=1e-3)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
     start, shown = time.monotonic(), 0.0
@@ -171,19 +174,11 @@ def export(net, out: Path) -> None:  # type: ignore[no-untyped-def]
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scenes", type=int, default=800)
-    parser.add_argument("--steps", type=int, default=8000)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--cache", type=Path, default=None,
-                        help="keep the rendered windows in this .npz for the next run")
-    parser.add_argument("--out", type=Path, default=ROOT / "vision/models/index_refiner.onnx")
-    args = parser.parse_args(argv)
-    for name in ("scenes", "steps", "jobs"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name} must be 1 or more")
-    return args
+    parser = training_parser(__doc__, 800, 8000, ROOT / "vision/models/index_refiner.onnx",
+                             "windows")
+    parser.add_argument("--width", type=int, default=16,
+                        help="channels of the first convolution (the next two: 2x, 3x)")
+    return parse_counts(parser, argv, ("scenes", "steps", "jobs", "width"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -196,13 +191,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     cuts, answers = load_or_render(args.cache, args.seed + SCENE_SEED_OFFSET, args.scenes,
                                    names, args.jobs)
     print(f"{len(cuts)} windows ({time.monotonic() - start:.0f} s)", flush=True)
-    net = train(cuts, answers, args.steps, args.seed)
+    net = train(cuts, answers, args.steps, args.seed, args.width)
     export(net, args.out)
     settings = args.out.parent / "index_classifier.json"
     if settings.exists():  # beside the other networks: name it in their settings
         info = json.loads(settings.read_text("utf-8"))
         info.update({"refiner_model": args.out.name,
-                     "refiner": {"seed": args.seed, "scenes": args.scenes, "steps": args.steps}})
+                     "refiner": {"seed": args.seed, "scenes": args.scenes, "steps": args.steps,
+                                 "width": args.width}})
         settings.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out} ({time.monotonic() - start:.0f} s)")
     return 0

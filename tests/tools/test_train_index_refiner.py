@@ -37,7 +37,7 @@ def test_the_misses_stay_within_their_stated_bounds() -> None:
     assert 0.2 < np.mean(shift < 0.15) < 0.6 and np.mean(shift > 0.5) > 0.15
 
 
-@pytest.mark.parametrize("option", ["--scenes", "--steps", "--jobs"])
+@pytest.mark.parametrize("option", ["--scenes", "--steps", "--jobs", "--width"])
 def test_a_count_under_one_is_refused_before_anything_is_rendered(
         option: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
