@@ -46,6 +46,21 @@ def test_both_runtimes_agree_on_the_proposer() -> None:
     np.testing.assert_allclose(cells, b[key], rtol=1e-3, atol=1e-3)
 
 
+@pytest.mark.parametrize("count", [1, 7])
+def test_both_runtimes_agree_on_the_refiner(count: int) -> None:
+    from vision.refiner import SIZE
+    from vision.refiner import network_input as refiner_input
+
+    windows = np.random.default_rng(count).integers(0, 256, (count, SIZE, SIZE, 3),
+                                                    dtype=np.uint8)
+    name = json.loads(MODEL_INFO.read_text(encoding="utf-8"))["refiner_model"]
+    a, b = (Network(MODEL_DIR / name, runtime).run(refiner_input(windows))
+            for runtime in ("opencv", "onnxruntime"))
+    (key, places), = a.items()
+    assert places.shape == (count, 4)  # rank (u, v), pip (u, v) for each window
+    np.testing.assert_allclose(places, b[key], rtol=1e-3, atol=1e-3)
+
+
 def test_without_onnxruntime_auto_falls_back_and_forced_is_refused(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if not installed
