@@ -82,7 +82,8 @@ def run_check(args: argparse.Namespace) -> int:
     except ModelError as exc:
         return _fail(str(exc))
     print(f"networks: {describe_networks(recognizer)}"
-          + ("; learnt proposer on" if recognizer.proposer is not None else "")
+          + (_proposer_note(recognizer.proposer.refiner is not None)
+             if recognizer.proposer is not None else "")
           + ("; faint passes on" if recognizer.faint_passes else ""))
     if recognizer.verifier_path is not None:
         print("verifier, 32 crops: " + ", ".join(
@@ -170,3 +171,7 @@ def frame_times(recognizer: Any, frames: int) -> list[float]:
 def _fail(message: str) -> int:
     print(f"tablectl vision check: {message}", file=sys.stderr)
     return 1
+
+
+def _proposer_note(refined: bool) -> str:
+    return "; learnt proposer and refiner on" if refined else "; learnt proposer on"
