@@ -34,7 +34,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "hw-sim"), str(ROOT / "tools")]
 
-from training_cli import parse_counts, training_parser  # noqa: E402
+from training_cli import (  # noqa: E402
+    name_in_settings,
+    parse_counts,
+    shipped_design_names,
+    training_parser,
+)
 
 from vision.proposer import (  # noqa: E402
     CHANNELS,
@@ -260,24 +265,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    from train_vision import training_designs
-
-    info = json.loads((ROOT / "vision/models/index_classifier.json").read_text("utf-8"))
-    _, names = training_designs(info["designs"])
+    names = shipped_design_names(ROOT)
     start = time.monotonic()
     scenes = load_or_render(args.cache, args.seed + 7000, args.scenes, names, args.jobs)
     print(f"{len(scenes)} scenes, {sum(len(s.ranks) for s in scenes)} open index corners "
           f"({time.monotonic() - start:.0f} s)", flush=True)
     net = train(scenes, args.steps, args.seed, args.channels)
     export(net, args.out)
-    settings = args.out.parent / "index_classifier.json"
-    if settings.exists():  # beside the other networks: name it in their settings
-        info = json.loads(settings.read_text("utf-8"))
-        info.update({"proposer_model": args.out.name,
-                     "proposer_threshold": info.get("proposer_threshold", DEFAULT_THRESHOLD),
-                     "proposer": {"seed": args.seed, "scenes": args.scenes,
-                                  "steps": args.steps, "channels": args.channels}})
-        settings.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    name_in_settings(args.out, lambda info: {
+        "proposer_model": args.out.name,
+        "proposer_threshold": info.get("proposer_threshold", DEFAULT_THRESHOLD),
+        "proposer": {"seed": args.seed, "scenes": args.scenes, "steps": args.steps,
+                     "channels": args.channels}})
     print(f"wrote {args.out} ({time.monotonic() - start:.0f} s)")
     return 0
 

@@ -28,7 +28,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "hw-sim"), str(ROOT / "tools")]
 
-from training_cli import parse_counts, training_parser  # noqa: E402
+from training_cli import (  # noqa: E402
+    name_in_settings,
+    parse_counts,
+    shipped_design_names,
+    training_parser,
+)
 
 from vision.refiner import SIZE, window_targets, windows  # noqa: E402
 
@@ -183,23 +188,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    from train_vision import training_designs
-
-    info = json.loads((ROOT / "vision/models/index_classifier.json").read_text("utf-8"))
-    _, names = training_designs(info["designs"])
+    names = shipped_design_names(ROOT)
     start = time.monotonic()
     cuts, answers = load_or_render(args.cache, args.seed + SCENE_SEED_OFFSET, args.scenes,
                                    names, args.jobs)
     print(f"{len(cuts)} windows ({time.monotonic() - start:.0f} s)", flush=True)
     net = train(cuts, answers, args.steps, args.seed, args.width)
     export(net, args.out)
-    settings = args.out.parent / "index_classifier.json"
-    if settings.exists():  # beside the other networks: name it in their settings
-        info = json.loads(settings.read_text("utf-8"))
-        info.update({"refiner_model": args.out.name,
-                     "refiner": {"seed": args.seed, "scenes": args.scenes, "steps": args.steps,
-                                 "width": args.width}})
-        settings.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    name_in_settings(args.out, lambda info: {
+        "refiner_model": args.out.name,
+        "refiner": {"seed": args.seed, "scenes": args.scenes, "steps": args.steps,
+                    "width": args.width}})
     print(f"wrote {args.out} ({time.monotonic() - start:.0f} s)")
     return 0
 

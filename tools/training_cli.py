@@ -4,8 +4,9 @@ cache of what they render, and the file they write."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 
 def training_parser(doc: str, scenes: int, steps: int, out: Path, cache_holds: str
@@ -30,3 +31,26 @@ def parse_counts(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be 1 or more")
     return args
+
+
+def shipped_design_names(root: Path) -> list[str]:
+    """The designs the shipped networks were trained on (never a held-out one)."""
+    import json
+
+    from train_vision import training_designs
+
+    info = json.loads((root / "vision/models/index_classifier.json").read_text("utf-8"))
+    _, names = training_designs(info["designs"])
+    return list(names)
+
+
+def name_in_settings(out: Path, updates: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Where `out` lies beside the other networks, add what `updates(settings)` gives to
+    their settings file (index_classifier.json)."""
+    import json
+
+    settings = out.parent / "index_classifier.json"
+    if settings.exists():
+        info = json.loads(settings.read_text("utf-8"))
+        info.update(updates(info))
+        settings.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
