@@ -352,6 +352,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--refine-unsure", action="store_true",
                         help="refine the unsure corners and read them again (the settings' "
                              "refine_unsure, on where they say so)")
+    parser.add_argument("--full-finder", action="store_true",
+                        help="run all three of the finder's passes beside the proposer (the "
+                             "settings' lean_finder off)")
     parser.add_argument("--second-chance-confidence", type=float, default=None, metavar="P",
                         help="the confidence the proposer's reads and the unsure corners read "
                              "again need (default: the settings' second_chance_confidence)")
@@ -429,6 +432,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                             refiner=refiner)
     if args.refine_unsure:
         recognizer.refine_unsure = True
+    if args.full_finder:
+        recognizer.lean_finder = False
     if args.second_chance_confidence is not None:
         recognizer.second_chance_confidence = max(args.second_chance_confidence,
                                                   recognizer.min_confidence)

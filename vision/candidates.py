@@ -111,17 +111,20 @@ def _darker(lifted: np.ndarray, mean: np.ndarray) -> np.ndarray:
     return cv2.compare(lifted, mean, cv2.CMP_LT)
 
 
-def _ink_passes(darkest: np.ndarray, near_card: np.ndarray) -> list[tuple[np.ndarray, int]]:
-    """The ink masks of `blobs_on`'s three passes, limited to `near_card`, each with the
-    pixels it was thinned by."""
+def _ink_passes(darkest: np.ndarray, near_card: np.ndarray, wide_block: bool = True
+                ) -> list[tuple[np.ndarray, int]]:
+    """The ink masks of `blobs_on`'s passes, limited to `near_card`, each with the pixels
+    it was thinned by: the loose mask over the small block, over the wide block (where
+    `wide_block`), then the strict mask thinned."""
     small_mean = _block_mean(darkest, INK_BLOCK_PX)
-    wide_mean = _block_mean(darkest, WIDE_INK_BLOCK_PX)
     # Lifted to white away from card stock, no pixel there is darker than a mean.
     lifted = cv2.max(cv2.add(darkest, INK_OFFSET),  # type: ignore[call-overload]
                      cv2.bitwise_not(near_card))
     strict = _darker(cv2.add(darkest, STRICT_INK_OFFSET),  # type: ignore[call-overload]
                      small_mean)
-    return [(_darker(lifted, small_mean), 0), (_darker(lifted, wide_mean), 0),
+    wide = ([(_darker(lifted, _block_mean(darkest, WIDE_INK_BLOCK_PX)), 0)] if wide_block
+            else [])
+    return [(_darker(lifted, small_mean), 0), *wide,
             (cv2.bitwise_and(cv2.erode(strict, _CROSS), near_card), 1)]
 
 
@@ -190,16 +193,35 @@ def card_stock(frame: np.ndarray) -> CardStock:
     return CardStock(darkest, white, near_card)
 
 
+@dataclass(frozen=True)
+class FinderPasses:
+    """Which of `blobs_on`'s later passes run, and how far.
+
+    All on, the finder is as the networks' training examples were drawn with it. With
+    the learnt proposer reading beside it, the wide block's pass found next to nothing
+    the proposer did not, and the strict pass's blobs inside a blob of the first pass
+    (its pieces, thinned apart) made more misreads than reads (docs/vision-measurements.md,
+    "The lean finder"): `LEAN_PASSES` leaves both out.
+    """
+
+    wide_block: bool = True  # pass 2
+    strict_splits: bool = True  # pass 3 adds the pieces of an earlier blob holding two
+
+
+ALL_PASSES = FinderPasses()
+LEAN_PASSES = FinderPasses(wide_block=False, strict_splits=False)
+
+
 def find_blobs(frame: np.ndarray) -> Blobs:
     """Ink blobs of glyph size lying on card-white ground (`blobs_on` the frame's stock)."""
     return blobs_on(card_stock(frame))
 
 
-def blobs_on(stock: CardStock) -> Blobs:
+def blobs_on(stock: CardStock, passes: FinderPasses = ALL_PASSES) -> Blobs:
     """Ink blobs of glyph size lying on card-white ground.
 
-    Pixels not of a print colour (`print_colour_mask`) are never ink. Three
-    passes, each adding the blobs the earlier ones missed:
+    Pixels not of a print colour (`print_colour_mask`) are never ink. Up to three
+    passes (`passes` says which), each adding the blobs the earlier ones missed:
 
     1. the loose ink mask over a small block (thin and pale strokes);
     2. the loose ink mask over a wide block (large bold glyphs, whose middle a
@@ -208,14 +230,16 @@ def blobs_on(stock: CardStock) -> Blobs:
        touching a border line comes free of it).
 
     A later pass's blob is added where no earlier blob covers its centre, or
-    where the earlier blob covering it holds two or more of the pass's blobs: a
-    rank and its pip that blur ran together into one.
+    (pass 2 always, pass 3 with `passes.strict_splits`) where the earlier blob
+    covering it holds two or more of the pass's blobs: a rank and its pip that
+    blur ran together into one.
     """
-    passes = _ink_passes(stock.darkest, stock.near_card)
-    boxes, longest, centres = glyph_components(*passes[0])
-    for mask, thinned_by in passes[1:]:
+    masks = _ink_passes(stock.darkest, stock.near_card, passes.wide_block)
+    splits = [True] * (len(masks) - 2) + [passes.strict_splits]
+    boxes, longest, centres = glyph_components(*masks[0])
+    for (mask, thinned_by), split in zip(masks[1:], splits, strict=True):
         more_boxes, more_longest, more_centres = glyph_components(mask, thinned_by)
-        new = not_covered(more_centres, boxes)
+        new = not_covered(more_centres, boxes, split)
         boxes = np.concatenate([boxes, more_boxes[new]])
         longest = np.concatenate([longest, more_longest[new]])
         centres = np.concatenate([centres, more_centres[new]])

@@ -3,6 +3,7 @@
 Pipeline (see docs/vision.md):
 1. `candidates`: ink blobs of glyph size on card-white ground, paired with
    every nearby blob of similar size (rank glyph -> suit pip, both orders);
+   with `lean_finder` and the proposer reading, fewer of the finder's passes run;
 2. `features`: each pair cut out upright and to scale, described by HOG, a
    thumbnail and the ink colour;
 3. the index classifier (an MLP trained by `tools/train_vision.py`, run by
@@ -38,7 +39,15 @@ from pathlib import Path
 import numpy as np
 
 from foundation.cards import RANKS, SUITS
-from vision.candidates import Candidates, blobs_on, card_stock, given_pairs, pair_blobs
+from vision.candidates import (
+    ALL_PASSES,
+    LEAN_PASSES,
+    Candidates,
+    blobs_on,
+    card_stock,
+    given_pairs,
+    pair_blobs,
+)
 from vision.combine import AGREEMENT_RULES, disagree, ensemble_mean, geometric_mean, parse_weight
 from vision.detection import Detection
 from vision.faint_glyphs import pairs_after_reads
@@ -142,6 +151,12 @@ class Recognizer:
         # where the settings name it and `proposer` is not switched off.
         self.proposer = (load_proposer(info, model_path.parent, info_path, runtime)
                          if proposer else None)
+        # With the proposer reading, the finder's passes it makes redundant are left out
+        # (`vision.candidates.LEAN_PASSES`).
+        lean = info.get("lean_finder", False)
+        if not isinstance(lean, bool):
+            raise ModelError(f"{info_path.name}: lean_finder {lean!r} is not true or false")
+        self.lean_finder = lean
         try:
             self._members = load_members(info, model_path.parent, info_path, runtime)
         except MemberError as exc:
@@ -251,7 +266,9 @@ class Recognizer:
             pairs_read.append(given_pairs(*pairs))
             return self._read_pairs(frame, pairs_read[-1], keep_unsure, deck)
         stock = card_stock(frame)
-        found = blobs_on(stock)
+        # The proposer reads beside the lean finder; with a house deck it does not look.
+        lean = self.lean_finder and self.proposer is not None and deck is None
+        found = blobs_on(stock, LEAN_PASSES if lean else ALL_PASSES)
         pairs_read.append(pair_blobs(found))
         reads = self._read_pairs(frame, pairs_read[-1], keep_unsure, deck)
         if self.faint_passes:
