@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.finder_pictures import BLURRED_PIP_CENTRE, blurred_rank_and_pip
 from vision.candidates import WIDE_INK_BLOCK_PX, find_blobs, ink_masks, pair_blobs
 from vision.features import (
     CROP_H,
@@ -141,13 +142,7 @@ def test_a_rank_and_pip_blur_joined_are_found_apart() -> None:
     """A red bar over a red pip, joined by a pale pink smear (what motion blur leaves
     between them): the loose ink mask over the wide block sees one blob, the strict
     one two, and both glyphs come out as blobs of their own."""
-    card = np.full((300, 300, 3), (40, 110, 40), np.uint8)
-    cv2.rectangle(card, (60, 60), (240, 260), (235, 235, 235), -1)
-    red, smear = (40, 40, 200), (155, 155, 225)
-    cv2.rectangle(card, (113, 104), (116, 118), red, -1)  # the rank, an "L"
-    cv2.rectangle(card, (113, 115), (127, 118), red, -1)
-    cv2.circle(card, (120, 130), 6, red, -1)  # the pip: centre (120, 130)
-    cv2.rectangle(card, (117, 119), (123, 123), smear, -1)
+    card = blurred_rank_and_pip()
     darkest = card.min(axis=2)
     loose, strict = ink_masks(darkest, WIDE_INK_BLOCK_PX)
     assert loose[121, 120] and not strict[121, 120]  # the smear is loose ink only
@@ -157,7 +152,7 @@ def test_a_rank_and_pip_blur_joined_are_found_apart() -> None:
     ys, xs = np.nonzero(darkest[90:125, 105:135] < 100)
     rank_centre = (float(xs.mean()) + 105, float(ys.mean()) + 90)
     centres = find_blobs(card).centres
-    for x, y in (rank_centre, (120.0, 130.0)):
+    for x, y in (rank_centre, BLURRED_PIP_CENTRE):
         assert np.hypot(centres[:, 0] - x, centres[:, 1] - y).min() < 2.5, (x, y, centres)
 
 

@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.finder_pictures import BLURRED_PIP_CENTRE, blurred_rank_and_pip
 from vision.candidates import (
     ALL_PASSES,
     INK_BLOCK_PX,
@@ -41,20 +42,14 @@ def test_the_lean_finder_finds_a_blurred_rank_and_pip_each_once() -> None:
     """A red "L" over a red pip joined by a pale pink smear: the small block's loose
     mask already holds them apart. The wide block's pass and the thinned pieces of
     the strict pass add each glyph again; the lean finder has each once."""
-    card = np.full((300, 300, 3), (40, 110, 40), np.uint8)
-    cv2.rectangle(card, (60, 60), (240, 260), (235, 235, 235), -1)
-    red, smear = (40, 40, 200), (155, 155, 225)
-    cv2.rectangle(card, (113, 104), (116, 118), red, -1)  # the rank, an "L"
-    cv2.rectangle(card, (113, 115), (127, 118), red, -1)
-    cv2.circle(card, (120, 130), 6, red, -1)  # the pip: centre (120, 130)
-    cv2.rectangle(card, (117, 119), (123, 123), smear, -1)
+    card = blurred_rank_and_pip()
     ys, xs = np.nonzero(card[100:125, 105:135].min(axis=2) < 100)
     rank = (float(xs.mean()) + 105, float(ys.mean()) + 100)
     stock = card_stock(card)
     lean = blobs_on(stock, LEAN_PASSES).centres
     every = blobs_on(stock, ALL_PASSES).centres
-    assert _near(lean, *rank) == 1 and _near(lean, 120.0, 130.0) == 1, lean
-    assert _near(every, *rank) == 2 and _near(every, 120.0, 130.0) == 2, every
+    assert _near(lean, *rank) == 1 and _near(lean, *BLURRED_PIP_CENTRE) == 1, lean
+    assert _near(every, *rank) == 2 and _near(every, *BLURRED_PIP_CENTRE) == 2, every
     assert len(lean) == 2
 
 
