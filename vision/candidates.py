@@ -200,7 +200,7 @@ class FinderPasses:
     All on, the finder is as the networks' training examples were drawn with it. With
     the learnt proposer reading beside it, the wide block's pass found next to nothing
     the proposer did not, and the strict pass's blobs inside a blob of the first pass
-    (its pieces, thinned apart) made more misreads than reads (docs/vision-measurements.md,
+    (its pieces, thinned apart) made more wrong reads than right ones (docs/vision-measurements.md,
     "The lean finder"): `LEAN_PASSES` leaves both out.
     """
 
