@@ -49,6 +49,7 @@ from vision.candidates import (
     pair_blobs,
 )
 from vision.combine import AGREEMENT_RULES, disagree, ensemble_mean, geometric_mean, parse_weight
+from vision.deck_reads import read_by_house_deck
 from vision.detection import Detection
 from vision.faint_glyphs import pairs_after_reads
 from vision.features import FEATURE_SIZE, candidate_features, net_input
@@ -68,8 +69,6 @@ from vision.proposer import load_proposer
 from vision.quantized import int8_files
 from vision.reads import (
     CONFLICT_RULES,
-    DECK_DISAGREES,
-    DECK_UNSURE,
     INK_COLOUR,
     NETWORKS_DISAGREE,
     UNKNOWN_CARD,
@@ -298,11 +297,11 @@ class Recognizer:
             return []
         rank_p, suit_p = self.classify(features)
         disagreeing = np.zeros(rank_p.shape[0], bool)
+        look, embedding = np.zeros(0, np.intp), None  # the rows the verifier embeds
         if self._verifier is not None:
             # Orders the MLP gives some chance of being an index get the verifier's reading.
             look = np.flatnonzero(rank_p[:, NOT_INDEX] < self.verify_below)
             rank_p[rank_p[:, NOT_INDEX] >= self.verify_below] = np.eye(NOT_INDEX + 1)[NOT_INDEX]
-            embedding = None
             if look.size:
                 mlp_rank, mlp_suit = rank_p[look], suit_p[look]
                 v_rank, v_suit, embedding = self.verify_and_embed(crops[look])
@@ -325,33 +324,8 @@ class Recognizer:
         stopped_by_deck = np.full(rank.shape[0], "", object)  # why, where it did
         deck_cards = np.full(rank.shape[0], "", object)  # its nearest card there
         if deck is not None:
-            # Whether a pair is an index the networks say; which card, the enrolled deck.
-            network_confidence = confidence.copy()
-            confidence[:] = 0.0
-            if self._verifier is not None and look.size and embedding is not None:
-                nearest, similarity, sure = deck.nearest(embedding)
-                known = set(deck.cards)
-                for k, row in enumerate(look):
-                    if rank[row] == NOT_INDEX:
-                        continue
-                    card = nearest[k]
-                    read = RANKS[rank[row]] + SUITS[suit[row]]
-                    vetoed = (card != read
-                              and network_confidence[row] >= deck.network_veto)
-                    if sure[k] and not vetoed:
-                        # Surely this card, and as sure as the networks of an index.
-                        confidence[row] = similarity[k] * (1.0 - rank_p[row, NOT_INDEX])
-                    elif card == read:  # the networks read it surely, and the deck agrees
-                        confidence[row] = network_confidence[row]
-                    elif read not in known and not sure[k]:
-                        # A card the deck lacks (not enrolled, not learnt yet), and the
-                        # deck names no other surely: the networks' read stands.
-                        confidence[row] = network_confidence[row]
-                        continue
-                    elif network_confidence[row] >= bar:
-                        stopped_by_deck[row] = DECK_DISAGREES if sure[k] else DECK_UNSURE
-                        deck_cards[row] = card
-                    rank[row], suit[row] = RANKS.index(card[0]), SUITS.index(card[1])
+            stopped_by_deck, deck_cards = read_by_house_deck(
+                deck, look, embedding, rank_p, rank, suit, confidence, bar)
         confident = (rank != NOT_INDEX) & (confidence >= bar)
         sure = confident & ~disagreeing
         miscoloured = np.zeros_like(sure)
