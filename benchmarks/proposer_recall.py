@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         corners += len(truth)
         reach = PROPOSED_REACH * scene.card_width
         for t in args.thresholds:
-            ranks, pips, _ = decode(output, t)
+            ranks, pips, _ = decode(output, t, proposer.stride)
             count[t] += len(ranks)
             mids = (ranks + pips) / 2
             for point, (rank, pip) in truth:

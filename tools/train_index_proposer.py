@@ -1,7 +1,7 @@
 """Train the learnt index-corner proposer (`vision.proposer`) and write it as ONNX.
 
     python tools/train_index_proposer.py [--scenes 1600] [--steps 6000] [--seed 1]
-                                         [--channels 16] [--cache FILE.npz]
+                                         [--channels 16] [--stride 8] [--cache FILE.npz]
                                          [--out vision/models/index_proposer.onnx]
 
 Scenes are rendered by `hwsim.camera` from the designs the shipped networks were
@@ -46,13 +46,13 @@ from vision.proposer import (  # noqa: E402
     DEFAULT_THRESHOLD,
     INPUT_SCALE,
     STRIDE,
+    STRIDES,
     VECTOR_UNIT,
 )
 
 CROP = 256  # half-size pixels
-CELL = STRIDE // INPUT_SCALE  # half-size pixels per output cell
-HEAT_SIGMA = 0.8  # cells
-IGNORE_RADIUS = 2.0  # cells around a partly open corner
+HEAT_SIGMA = 0.8  # output cells
+IGNORE_RADIUS_PX = 8.0  # half-size pixels around a partly open corner
 
 
 @dataclass
@@ -124,11 +124,11 @@ def load_or_render(cache: Path | None, seed: int, count: int, designs: list[str]
     return scenes
 
 
-def crop_example(scene: SceneTruth, rng: np.random.Generator
+def crop_example(scene: SceneTruth, rng: np.random.Generator, cell: int
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A random crop, turned by a random quarter turn: the (3, CROP, CROP) image, the
-    (CROP/CELL)^2 heat target, the regression target (4, ...) and its mask, and the
-    heat loss's weight (0 near partly open corners)."""
+    (CROP/cell)^2 heat target (`cell` half-size pixels a cell), the regression target
+    (4, ...) and its mask, and the heat loss's weight (0 near partly open corners)."""
     h, w = scene.image.shape[:2]
     mids = (scene.ranks + scene.pips) / 2
     if len(mids) and rng.random() < 0.8:  # most crops hold an index corner
@@ -143,7 +143,7 @@ def crop_example(scene: SceneTruth, rng: np.random.Generator
     turns = int(rng.integers(4))
     image = np.ascontiguousarray(np.rot90(image, turns))
     ranks, pips, partial = (_turn(p, turns) for p in (ranks, pips, partial))
-    return image.transpose(2, 0, 1), *targets(ranks, pips, partial)
+    return image.transpose(2, 0, 1), *targets(ranks, pips, partial, cell)
 
 
 def _turn(points: np.ndarray, turns: int) -> np.ndarray:
@@ -155,19 +155,20 @@ def _turn(points: np.ndarray, turns: int) -> np.ndarray:
     return p
 
 
-def targets(ranks: np.ndarray, pips: np.ndarray, partial: np.ndarray
+def targets(ranks: np.ndarray, pips: np.ndarray, partial: np.ndarray, cell: int
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Heat map (1, g, g), regression target and mask (5, g, g: 4 values and the mask)
     and the heat loss's weight (1, g, g) of one crop, from points in crop pixels."""
-    g = CROP // CELL
+    g = CROP // cell
     heat = np.zeros((g, g), np.float32)
     regress = np.zeros((5, g, g), np.float32)
     weight = np.ones((g, g), np.float32)
     yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
-    for px, py in partial / CELL:
-        weight[(xx + 0.5 - px) ** 2 + (yy + 0.5 - py) ** 2 <= IGNORE_RADIUS ** 2] = 0.0
+    radius = IGNORE_RADIUS_PX / cell
+    for px, py in partial / cell:
+        weight[(xx + 0.5 - px) ** 2 + (yy + 0.5 - py) ** 2 <= radius ** 2] = 0.0
     for rank, pip in zip(ranks, pips, strict=True):
-        mx, my = (rank + pip) / 2 / CELL  # in cells
+        mx, my = (rank + pip) / 2 / cell  # in cells
         if not (0 <= mx < g and 0 <= my < g):
             continue
         heat = np.maximum(heat, np.exp(-((xx + 0.5 - mx) ** 2 + (yy + 0.5 - my) ** 2)
@@ -182,7 +183,10 @@ def targets(ranks: np.ndarray, pips: np.ndarray, partial: np.ndarray
     return heat[None], regress, weight[None]
 
 
-def build_network(channels: int):  # type: ignore[no-untyped-def]
+def build_network(channels: int, stride: int = STRIDE):  # type: ignore[no-untyped-def]
+    """The body works at STRIDE frame pixels a cell; with a finer `stride` its last
+    layer gives each cell's sub-cells their own outputs (a pixel shuffle), so two
+    index midpoints in one cell of the body can both be peaks."""
     import torch.nn as nn
 
     layers: list[nn.Module] = [nn.Conv2d(3, 16, 3, 2, 1), nn.ReLU(),
@@ -191,7 +195,10 @@ def build_network(channels: int):  # type: ignore[no-untyped-def]
         layers += [nn.Conv2d(channels, channels, 3, 1, dilation, dilation=dilation,
                              groups=channels),
                    nn.Conv2d(channels, channels, 1), nn.ReLU()]
-    layers.append(nn.Conv2d(channels, CHANNELS, 1))
+    parts = STRIDE // stride
+    layers.append(nn.Conv2d(channels, CHANNELS * parts * parts, 1))
+    if parts > 1:
+        layers.append(nn.PixelShuffle(parts))
     return nn.Sequential(*layers)
 
 
@@ -207,23 +214,25 @@ def focal_loss(logit, heat, weight):  # type: ignore[no-untyped-def]
 
 
 def train(scenes: Sequence[SceneTruth], steps: int, seed: int, channels: int,  # type: ignore[no-untyped-def]
-          batch: int = 16):
+          stride: int = STRIDE, batch: int = 16):
     import torch
 
     torch.manual_seed(seed)
     torch.set_num_threads(2)
     rng = np.random.default_rng(seed)
-    net = build_network(channels)
+    net = build_network(channels, stride)
+    cell = stride // INPUT_SCALE
     # Start the heat map at a low probability, as CenterNet does.
-    last = net[-1]
+    last = [layer for layer in net if isinstance(layer, torch.nn.Conv2d)][-1]
+    parts = STRIDE // stride
     torch.nn.init.constant_(last.bias, 0.0)  # type: ignore[arg-type]
     with torch.no_grad():
-        last.bias[0] = -2.19  # type: ignore[index]
+        last.bias[:parts * parts] = -2.19  # the heat map's channels before the shuffle
     optimiser = torch.optim.Adam(net.parameters(), lr=2e-3)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
     start, shown = time.monotonic(), 0.0
     for step in range(1, steps + 1):
-        examples = [crop_example(scenes[int(rng.integers(len(scenes)))], rng)
+        examples = [crop_example(scenes[int(rng.integers(len(scenes)))], rng, cell)
                     for _ in range(batch)]
         image = torch.from_numpy(np.stack([e[0] for e in examples]).astype(np.float32) / 255)
         heat = torch.from_numpy(np.stack([e[1] for e in examples]))
@@ -260,6 +269,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = training_parser(__doc__, 1600, 6000, ROOT / "vision/models/index_proposer.onnx",
                              "scenes")
     parser.add_argument("--channels", type=int, default=16)
+    parser.add_argument("--stride", type=int, choices=STRIDES, default=STRIDE,
+                        help="frame pixels per output cell")
     return parse_counts(parser, argv, ("scenes", "steps", "jobs", "channels"))
 
 
@@ -270,13 +281,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     scenes = load_or_render(args.cache, args.seed + 7000, args.scenes, names, args.jobs)
     print(f"{len(scenes)} scenes, {sum(len(s.ranks) for s in scenes)} open index corners "
           f"({time.monotonic() - start:.0f} s)", flush=True)
-    net = train(scenes, args.steps, args.seed, args.channels)
+    net = train(scenes, args.steps, args.seed, args.channels, args.stride)
     export(net, args.out)
     name_in_settings(args.out, lambda info: {
         "proposer_model": args.out.name,
         "proposer_threshold": info.get("proposer_threshold", DEFAULT_THRESHOLD),
         "proposer": {"seed": args.seed, "scenes": args.scenes, "steps": args.steps,
-                     "channels": args.channels}})
+                     "channels": args.channels, "stride": args.stride}})
     print(f"wrote {args.out} ({time.monotonic() - start:.0f} s)")
     return 0
 

@@ -27,7 +27,10 @@ from vision.refiner import IndexRefiner
 
 PROPOSER_FILE = "index_proposer.onnx"
 INPUT_SCALE = 2  # the network sees the frame at half size
-STRIDE = 8  # frame pixels per output cell (4 at half size)
+STRIDE = 8  # frame pixels per output cell of the network's body (4 at half size)
+# A proposer trained with a finer output (`--stride` of its training script) parts
+# each cell of its body into sub-cells; these are the strides it may have.
+STRIDES = (8, 4)
 VECTOR_UNIT = 16.0  # the rank-to-pip vector is regressed in these frame pixels
 # Output channels: the midpoint's logit, its place in the cell (x, y, in cells from the
 # cell's top-left corner), the rank-to-pip vector (x, y, in VECTOR_UNIT pixels).
@@ -55,22 +58,35 @@ def network_input(frame: np.ndarray) -> np.ndarray:
     return half.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
 
 
-def decode(output: np.ndarray, threshold: float = DEFAULT_THRESHOLD
+def decode(output: np.ndarray, threshold: float = DEFAULT_THRESHOLD, stride: int = STRIDE
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rank centres, pip centres ((n, 2) frame pixels) and scores of the peaks of one
-    output map (CHANNELS, rows, cols): cells at least `threshold` likely and likelier
-    than their eight neighbours."""
+    output map (CHANNELS, rows, cols) of `stride` frame pixels a cell: cells at least
+    `threshold` likely and likelier than their eight neighbours."""
     heat = 1.0 / (1.0 + np.exp(-output[0].astype(np.float64)))
     peaks = (heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
     rows, cols = np.nonzero(peaks)
-    mid = np.stack([(cols + output[1, rows, cols]) * STRIDE,
-                    (rows + output[2, rows, cols]) * STRIDE], axis=1)
+    mid = np.stack([(cols + output[1, rows, cols]) * stride,
+                    (rows + output[2, rows, cols]) * stride], axis=1)
     vector = np.stack([output[3, rows, cols], output[4, rows, cols]], axis=1) * VECTOR_UNIT
     span = np.hypot(vector[:, 0], vector[:, 1])
     fits = (span >= MIN_SPAN_PX) & (span <= MAX_SPAN_PX)
     mid, vector = mid[fits], vector[fits]
     return ((mid - vector / 2).astype(np.float32), (mid + vector / 2).astype(np.float32),
             heat[rows, cols][fits].astype(np.float32))
+
+
+def output_stride(network: Network) -> int:
+    """The frame pixels a cell of the network's output map spans (one of STRIDES),
+    told by the size of its map for a small grey frame; ModelError for any other."""
+    frame = np.full((64, 64, 3), 128, np.uint8)
+    columns = next(iter(network.run(network_input(frame)).values())).shape[-1]
+    for stride in STRIDES:
+        if columns * stride == frame.shape[1]:
+            return stride
+    raise ModelError(f"the proposer's output map has {columns} columns for a frame of "
+                     f"{frame.shape[1]} pixels: no stride of "
+                     f"{', '.join(map(str, STRIDES))} frame pixels")
 
 
 def load_proposer(info: dict[str, Any], folder: Path, info_path: Path,
@@ -109,6 +125,7 @@ class IndexProposer:
     def __init__(self, network: Network, threshold: float = DEFAULT_THRESHOLD,
                  recut_unsure: bool = False, refiner: IndexRefiner | None = None) -> None:
         self.network = network
+        self.stride = output_stride(network)
         self.threshold = threshold
         # Moves each proposal onto its glyphs before it is read (`vision.refiner`).
         self.refiner = refiner
@@ -117,7 +134,7 @@ class IndexProposer:
 
     def propose(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         output = next(iter(self.network.run(network_input(frame)).values()))
-        return decode(output[0], self.threshold)
+        return decode(output[0], self.threshold, self.stride)
 
     def pairs_beside(self, frame: np.ndarray, reads: list[_Read]) -> Candidates:
         """The proposals whose midpoint lies away from every read in `reads` (every sure

@@ -31,12 +31,13 @@ def test_a_point_turns_with_its_crop(turns: int) -> None:
 
 def test_an_index_is_taught_at_its_midpoint_with_its_rank_to_pip_vector() -> None:
     tool = _tool()
-    assert (tool.CELL, tool.INPUT_SCALE, tool.VECTOR_UNIT) == (4, 2, 16.0)
-    # Half-size pixels: rank (40, 40) over pip (40, 64); midpoint (40, 52) = cell (10, 13).
+    assert (tool.STRIDE, tool.INPUT_SCALE, tool.VECTOR_UNIT) == (8, 2, 16.0)
+    # Cells of 4 half-size pixels. Rank (40, 40) over pip (40, 64); midpoint (40, 52) is
+    # cell (10, 13).
     heat, regress, weight = tool.targets(np.array([[40.0, 40.0]], np.float32),
                                          np.array([[40.0, 64.0]], np.float32),
-                                         np.array([[200.0, 200.0]], np.float32))
-    g = tool.CROP // tool.CELL
+                                         np.array([[200.0, 200.0]], np.float32), 4)
+    g = tool.CROP // 4
     assert heat.shape == weight.shape == (1, g, g) and regress.shape == (5, g, g)
     assert heat[0, 13, 10] == 1.0 and (heat[0] == 1.0).sum() == 1
     # 24 half-size pixels down are 48 frame pixels: 3 units of 16.
@@ -52,11 +53,35 @@ def test_an_index_is_taught_at_its_midpoint_with_its_rank_to_pip_vector() -> Non
     assert weight[0, 50, 47] == weight[0, 50, 52] == 1.0
 
 
+def test_finer_cells_place_the_same_index_in_their_own_grid() -> None:
+    tool = _tool()
+    # Cells of 2 half-size pixels (4 frame pixels): midpoint (41, 52) is cell (20, 26),
+    # half a cell right of its corner; the vector is the same 3 units.
+    heat, regress, weight = tool.targets(np.array([[41.0, 40.0]], np.float32),
+                                         np.array([[41.0, 64.0]], np.float32),
+                                         np.array([[100.0, 100.0]], np.float32), 2)
+    assert heat.shape == (1, tool.CROP // 2, tool.CROP // 2)
+    assert heat[0, 26, 20] == 1.0 and (heat[0] == 1.0).sum() == 1
+    np.testing.assert_allclose(regress[:, 26, 20], [0.5, 0.0, 0.0, 3.0, 1.0])
+    # The partly open corner at (100, 100) still shuts out 8 half-size pixels around it:
+    # 4 cells of 2: along row 50 the cells whose centres lie 46.5 to 53.5.
+    assert weight[0, 50, 46] == weight[0, 50, 53] == 0.0
+    assert weight[0, 50, 45] == weight[0, 50, 54] == 1.0
+
+
+def test_a_network_of_finer_cells_answers_four_cells_for_each_of_the_body() -> None:
+    torch = pytest.importorskip("torch")
+    tool = _tool()
+    frame = torch.zeros(1, 3, 64, 96)  # half-size pixels
+    coarse, fine = (tool.build_network(8, stride)(frame) for stride in (8, 4))
+    assert coarse.shape == (1, 5, 16, 24) and fine.shape == (1, 5, 32, 48)
+
+
 def test_an_index_outside_the_crop_teaches_nothing() -> None:
     tool = _tool()
     heat, regress, _ = tool.targets(np.array([[-30.0, 40.0]], np.float32),
                                     np.array([[-30.0, 64.0]], np.float32),
-                                    np.zeros((0, 2), np.float32))
+                                    np.zeros((0, 2), np.float32), 4)
     assert heat.max() == 0.0 and regress.max() == 0.0
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.proposer import STRIDE, IndexProposer, decode, network_input
+from vision.networks import ModelError
+from vision.proposer import STRIDE, IndexProposer, decode, network_input, output_stride
 from vision.reads import UNKNOWN_CARD, _Read
 
 QUIET = -10.0  # a logit far under any threshold
@@ -45,6 +46,37 @@ def test_a_weaker_neighbour_is_the_same_peak_and_a_distant_one_is_another() -> N
     # Rank above pip for the first (vector down), below it for the second (vector up).
     np.testing.assert_allclose(ranks, [[20.0, 0.0], [44.0, 40.0]])
     np.testing.assert_allclose(pips, [[20.0, 24.0], [44.0, 16.0]])
+
+
+def test_a_finer_map_places_its_peaks_by_its_own_cells() -> None:
+    out = _map()
+    # At 4 px a cell the same peak as above: (2.25 * 4, 1.75 * 4) = (9, 7) px; the
+    # vector is in 16 px units whatever the cell.
+    _peak(out, 1, 2, 2.0, (0.25, 0.75), (1.5, 0.0))
+    ranks, pips, _ = decode(out, threshold=0.5, stride=4)
+    np.testing.assert_allclose(ranks, [[-3.0, 7.0]])  # 9 - 24 / 2
+    np.testing.assert_allclose(pips, [[21.0, 7.0]])
+
+
+class _MapOfWidth:
+    """A network whose output map has `parts` columns for every 8 frame pixels."""
+
+    def __init__(self, per_8px: float) -> None:
+        self.per_8px = per_8px
+
+    def run(self, x: np.ndarray) -> dict[str, np.ndarray]:
+        cols = int(x.shape[3] * 2 / 8 * self.per_8px)
+        return {"cells": np.zeros((1, 5, max(cols, 1), max(cols, 1)), np.float32)}
+
+
+@pytest.mark.parametrize(("per_8px", "stride"), [(1, 8), (2, 4)])
+def test_the_stride_is_told_by_the_size_of_the_map(per_8px: float, stride: int) -> None:
+    assert output_stride(_MapOfWidth(per_8px)) == stride  # type: ignore[arg-type]
+
+
+def test_a_map_of_no_known_stride_is_refused_at_load() -> None:
+    with pytest.raises(ModelError, match="no stride of 8, 4 frame pixels"):
+        output_stride(_MapOfWidth(0.5))  # type: ignore[arg-type]
 
 
 def test_peaks_under_the_threshold_or_of_no_index_size_are_not_proposed() -> None:
