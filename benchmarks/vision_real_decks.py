@@ -65,7 +65,13 @@ from corner_losses import (  # noqa: E402
 )
 
 from vision.networks import Network  # noqa: E402
-from vision.proposer import DEFAULT_THRESHOLD, PROPOSER_FILE, IndexProposer  # noqa: E402
+from vision.proposer import (  # noqa: E402
+    DEFAULT_THRESHOLD,
+    MAX_SPAN_PX,
+    MIN_SPAN_PX,
+    PROPOSER_FILE,
+    IndexProposer,
+)
 from vision.refiner import IndexRefiner  # noqa: E402
 
 PROPOSER = ROOT / "vision" / "models" / PROPOSER_FILE
@@ -344,6 +350,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="read the finder's pairs alone, without the learnt proposer "
                              "([camera] proposer = false)")
     parser.add_argument("--proposer-threshold", type=float, default=DEFAULT_THRESHOLD)
+    parser.add_argument("--proposer-zoom-below", type=float, default=None, metavar="PX",
+                        help="show the proposer frames whose indices are read smaller than "
+                             "this index scale (frame px) larger (vision.proposer.input_scale)")
     parser.add_argument("--proposer-recut-unsure", action="store_true",
                         help="the proposer's corners at unsure reads are read again too")
     parser.add_argument("--refiner", type=Path, default=None, metavar="ONNX",
@@ -399,6 +408,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--refiner and --no-refiner ask for opposite things: give one")
     if not 0.0 < args.proposer_threshold < 1.0:
         parser.error("--proposer-threshold must be a probability between 0 and 1")
+    if args.proposer_zoom_below is not None and not (
+            MIN_SPAN_PX <= args.proposer_zoom_below <= MAX_SPAN_PX):
+        parser.error(f"--proposer-zoom-below must be {MIN_SPAN_PX:g} to {MAX_SPAN_PX:g} px")
     if args.second_chance_confidence is not None and not 0.0 < args.second_chance_confidence <= 1.0:
         parser.error("--second-chance-confidence must be a probability above 0 and at most 1")
 
@@ -429,7 +441,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         recognizer.proposer = IndexProposer(Network(args.proposer or PROPOSER),
                                             args.proposer_threshold,
                                             recut_unsure=args.proposer_recut_unsure,
-                                            refiner=refiner)
+                                            refiner=refiner,
+                                            zoom_below=recognizer.proposer.zoom_below)
+    if recognizer.proposer is not None and args.proposer_zoom_below is not None:
+        recognizer.proposer.zoom_below = args.proposer_zoom_below
     if args.refine_unsure:
         recognizer.refine_unsure = True
     if args.full_finder:

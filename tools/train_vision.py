@@ -168,7 +168,8 @@ def training_designs(wanted: Sequence[str]) -> tuple[list[Any], list[str]]:
 # The settings tools/train_index_proposer.py and tools/train_index_refiner.py write (and
 # the choices made with them), kept when these networks are retrained.
 PROPOSER_KEYS = ("proposer_model", "proposer_threshold", "proposer", "refiner_model", "refiner",
-                 "refine_unsure", "second_chance_confidence", "lean_finder")
+                 "refine_unsure", "second_chance_confidence", "lean_finder",
+                 "proposer_zoom_below")
 RECIPE_KEYS = ("samples", "scenes", "scene_indices", "real_share", "cut_negatives")
 
 

@@ -44,12 +44,13 @@ MIN_SPAN_PX, MAX_SPAN_PX = 5.0, 60.0
 SAME_CORNER_SCALES = 0.8
 
 
-def network_input(frame: np.ndarray) -> np.ndarray:
-    """The (1, 3, h, w) float input for a BGR frame: half size, 0-1, each side a multiple
-    of the output stride (the frame's right and bottom edge padded with grey)."""
+def network_input(frame: np.ndarray, scale: float = INPUT_SCALE) -> np.ndarray:
+    """The (1, 3, h, w) float input for a BGR frame: shrunk `scale` times (half size
+    unless zoomed, see `input_scale`), 0-1, each side a multiple of the output stride
+    (the frame's right and bottom edge padded with grey)."""
     height, width = frame.shape[:2]
-    half = cv2.resize(frame, (width // INPUT_SCALE, height // INPUT_SCALE),
-                      interpolation=cv2.INTER_AREA)
+    size = (max(int(width / scale), 1), max(int(height / scale), 1))
+    half = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
     cell = STRIDE // INPUT_SCALE
     pad_h, pad_w = (-half.shape[0]) % cell, (-half.shape[1]) % cell
     if pad_h or pad_w:
@@ -58,22 +59,37 @@ def network_input(frame: np.ndarray) -> np.ndarray:
     return half.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
 
 
-def decode(output: np.ndarray, threshold: float = DEFAULT_THRESHOLD, stride: int = STRIDE
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def decode(output: np.ndarray, threshold: float = DEFAULT_THRESHOLD, stride: int = STRIDE,
+           zoom: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rank centres, pip centres ((n, 2) frame pixels) and scores of the peaks of one
-    output map (CHANNELS, rows, cols) of `stride` frame pixels a cell: cells at least
-    `threshold` likely and likelier than their eight neighbours."""
+    output map (CHANNELS, rows, cols) of `stride` frame pixels a cell (`stride * zoom`
+    where the frame was shown at `zoom` times its half size's pixel size, see
+    `input_scale`): cells at least `threshold` likely and likelier than their eight
+    neighbours."""
     heat = 1.0 / (1.0 + np.exp(-output[0].astype(np.float64)))
     peaks = (heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
     rows, cols = np.nonzero(peaks)
-    mid = np.stack([(cols + output[1, rows, cols]) * stride,
-                    (rows + output[2, rows, cols]) * stride], axis=1)
-    vector = np.stack([output[3, rows, cols], output[4, rows, cols]], axis=1) * VECTOR_UNIT
+    mid = np.stack([(cols + output[1, rows, cols]) * stride * zoom,
+                    (rows + output[2, rows, cols]) * stride * zoom], axis=1)
+    vector = np.stack([output[3, rows, cols], output[4, rows, cols]],
+                      axis=1) * (VECTOR_UNIT * zoom)
     span = np.hypot(vector[:, 0], vector[:, 1])
     fits = (span >= MIN_SPAN_PX) & (span <= MAX_SPAN_PX)
     mid, vector = mid[fits], vector[fits]
     return ((mid - vector / 2).astype(np.float32), (mid + vector / 2).astype(np.float32),
             heat[rows, cols][fits].astype(np.float32))
+
+
+def input_scale(reads: list[_Read], zoom_below: float | None) -> float:
+    """How many times the frame is shrunk for the proposer: half size (INPUT_SCALE),
+    unless the sure reads' median index scale is under `zoom_below` frame pixels; then
+    less, so that their indices look `zoom_below` large at half size (at most full
+    size). The proposer learnt indices of the sizes the renderer draws; at half size
+    the smallest of them are a few pixels, and it places them worst."""
+    scales = [r.scale for r in reads if r.card != UNKNOWN_CARD]
+    if zoom_below is None or not scales:
+        return float(INPUT_SCALE)
+    return max(1.0, INPUT_SCALE * min(1.0, float(np.median(scales)) / zoom_below))
 
 
 def output_stride(network: Network) -> int:
@@ -107,6 +123,12 @@ def load_proposer(info: dict[str, Any], folder: Path, info_path: Path,
             or not 0.0 < threshold < 1.0:
         raise ModelError(f"{info_path.name}: proposer_threshold {threshold!r} is not a "
                          "probability between 0 and 1")
+    zoom_below = info.get("proposer_zoom_below")
+    if zoom_below is not None and (isinstance(zoom_below, bool)
+                                   or not isinstance(zoom_below, (int, float))
+                                   or not MIN_SPAN_PX <= zoom_below <= MAX_SPAN_PX):
+        raise ModelError(f"{info_path.name}: proposer_zoom_below {zoom_below!r} is not an "
+                         f"index scale of {MIN_SPAN_PX:g} to {MAX_SPAN_PX:g} frame pixels")
     refiner = None
     refiner_name = info.get("refiner_model")
     if refiner_name:
@@ -116,14 +138,16 @@ def load_proposer(info: dict[str, Any], folder: Path, info_path: Path,
                              "not found: train it with `python tools/train_index_refiner.py`, "
                              "or set [camera] proposer = false")
         refiner = IndexRefiner(Network(refiner_path, runtime))
-    return IndexProposer(Network(path, runtime), float(threshold), refiner=refiner)
+    return IndexProposer(Network(path, runtime), float(threshold), refiner=refiner,
+                         zoom_below=None if zoom_below is None else float(zoom_below))
 
 
 class IndexProposer:
     """The proposer network: `propose(frame)` -> rank centres, pip centres, scores."""
 
     def __init__(self, network: Network, threshold: float = DEFAULT_THRESHOLD,
-                 recut_unsure: bool = False, refiner: IndexRefiner | None = None) -> None:
+                 recut_unsure: bool = False, refiner: IndexRefiner | None = None,
+                 zoom_below: float | None = None) -> None:
         self.network = network
         self.stride = output_stride(network)
         self.threshold = threshold
@@ -131,16 +155,19 @@ class IndexProposer:
         self.refiner = refiner
         # Whether a proposal at a corner read unsurely is cut and read again.
         self.recut_unsure = recut_unsure
+        # Frames whose indices are read smaller than this are shown larger (`input_scale`).
+        self.zoom_below = zoom_below
 
-    def propose(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        output = next(iter(self.network.run(network_input(frame)).values()))
-        return decode(output[0], self.threshold, self.stride)
+    def propose(self, frame: np.ndarray, scale: float = INPUT_SCALE
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        output = next(iter(self.network.run(network_input(frame, scale)).values()))
+        return decode(output[0], self.threshold, self.stride, scale / INPUT_SCALE)
 
     def pairs_beside(self, frame: np.ndarray, reads: list[_Read]) -> Candidates:
         """The proposals whose midpoint lies away from every read in `reads` (every sure
         read, with `recut_unsure`), as pairs to read (moved onto their glyphs by the
         refiner, where there is one)."""
-        ranks, pips, _ = self.propose(frame)
+        ranks, pips, _ = self.propose(frame, input_scale(reads, self.zoom_below))
         near = [r for r in reads if not self.recut_unsure or r.card != UNKNOWN_CARD]
         ranks, pips = _away_from(ranks, pips, near)
         if self.refiner is not None:

@@ -7,7 +7,14 @@ import numpy as np
 import pytest
 
 from vision.networks import ModelError
-from vision.proposer import STRIDE, IndexProposer, decode, network_input, output_stride
+from vision.proposer import (
+    STRIDE,
+    IndexProposer,
+    decode,
+    input_scale,
+    network_input,
+    output_stride,
+)
 from vision.reads import UNKNOWN_CARD, _Read
 
 QUIET = -10.0  # a logit far under any threshold
@@ -56,6 +63,27 @@ def test_a_finer_map_places_its_peaks_by_its_own_cells() -> None:
     ranks, pips, _ = decode(out, threshold=0.5, stride=4)
     np.testing.assert_allclose(ranks, [[-3.0, 7.0]])  # 9 - 24 / 2
     np.testing.assert_allclose(pips, [[21.0, 7.0]])
+
+
+def test_a_zoomed_map_places_its_peaks_in_frame_pixels() -> None:
+    out = _map()
+    # The frame shown at 1.5 times shrunk instead of 2 (zoom 0.75): a cell of the map
+    # is 6 frame pixels, a vector unit 12. Midpoint (2.25 * 6, 1.75 * 6) = (13.5, 10.5),
+    # the vector 1.5 units = 18 px.
+    _peak(out, 1, 2, 2.0, (0.25, 0.75), (1.5, 0.0))
+    ranks, pips, _ = decode(out, threshold=0.5, zoom=0.75)
+    np.testing.assert_allclose(ranks, [[4.5, 10.5]])
+    np.testing.assert_allclose(pips, [[22.5, 10.5]])
+
+
+def test_frames_of_small_indices_are_shown_larger() -> None:
+    small = [_read("AS", 0, 0, 9.0), _read("KD", 0, 0, 12.0), _read("2C", 0, 0, 30.0)]
+    assert input_scale(small, None) == 2.0  # not asked
+    assert input_scale(small, 18.0) == pytest.approx(2 * 12 / 18)  # median 12 px
+    assert input_scale([_read("AS", 0, 0, 20.0)], 18.0) == 2.0  # large enough
+    assert input_scale([_read("AS", 0, 0, 6.0)], 18.0) == 1.0  # never past full size
+    assert input_scale([_read(UNKNOWN_CARD, 0, 0, 6.0)], 18.0) == 2.0  # sure reads only
+    assert network_input(np.zeros((720, 1280, 3), np.uint8), 1.5).shape == (1, 3, 480, 856)
 
 
 class _MapOfWidth:
@@ -107,8 +135,10 @@ class _FixedProposer(IndexProposer):
                  ) -> None:
         self.ranks, self.pips, self.recut_unsure = ranks, pips, recut_unsure
         self.refiner = None
+        self.zoom_below = None
 
-    def propose(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def propose(self, frame: np.ndarray, scale: float = 2.0
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.ranks, self.pips, np.ones(len(self.ranks), np.float32)
 
 
@@ -143,7 +173,8 @@ class _CountingProposer(_FixedProposer):
         super().__init__(np.zeros((0, 2), np.float32), np.zeros((0, 2), np.float32))
         self.frames = 0
 
-    def propose(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def propose(self, frame: np.ndarray, scale: float = 2.0
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         self.frames += 1
         return super().propose(frame)
 

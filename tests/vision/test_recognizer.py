@@ -141,6 +141,12 @@ def test_a_missing_proposer_file_is_reported_and_can_be_left_off(tmp_path: Any) 
         model = model_copy(tmp_path, proposer_threshold=bad)
         with pytest.raises(ModelError, match="proposer_threshold .* between 0 and 1"):
             Recognizer(model)
+    for bad in (2.0, 80, "small", False):
+        model = model_copy(tmp_path, proposer_threshold=0.2, proposer_zoom_below=bad)
+        with pytest.raises(ModelError, match="proposer_zoom_below .* 5 to 60 frame pixels"):
+            Recognizer(model)
+    model = model_copy(tmp_path, proposer_zoom_below=18)
+    assert Recognizer(model).proposer.zoom_below == 18.0  # type: ignore[union-attr]
     info = json.loads(model.with_suffix(".json").read_text(encoding="utf-8"))
     info.pop("proposer_model")
     model.with_suffix(".json").write_text(json.dumps(info))
