@@ -31,6 +31,7 @@ from firmware_bridge.shoelink.frames import (
     parse_heartbeat_payload,
     parse_hello_payload,
     seq_distance,
+    shoe_restarted,
     signed_seq_distance,
     uptime_went_back,
 )
@@ -119,6 +120,7 @@ class ShoeLinkCore:
         # The shoe's uptime when the consumer last stored one of its frames (from its
         # journal): a first heartbeat below it means the shoe rebooted meanwhile.
         self._last_uptime: int | None = known_uptime_ms
+        self._last_heartbeat_at: float | None = None  # when this process heard it
         self._last_serial: str | None = None
         self._pending_hello: dict[str, str] | None = None
         self._start_window: dict[int, Frame] = {}
@@ -248,7 +250,7 @@ class ShoeLinkCore:
         if frame.type == FrameType.HELLO:
             self._on_hello(frame)
         elif frame.type == FrameType.HEARTBEAT:
-            self._on_heartbeat(frame)
+            self._on_heartbeat(frame, now)
         elif frame.reliable:
             self._on_reliable(frame)
         else:
@@ -260,7 +262,7 @@ class ShoeLinkCore:
         # Hold reliable frames until a heartbeat says whether the shoe restarted.
         self._sync = _Sync.AWAIT_HEARTBEAT
 
-    def _on_heartbeat(self, frame: Frame) -> None:
+    def _on_heartbeat(self, frame: Frame, now: float) -> None:
         try:
             index, uptime = parse_heartbeat_payload(frame.payload)
         except FrameError:
@@ -271,7 +273,12 @@ class ShoeLinkCore:
         self._stats.last_heartbeat_uptime_ms = uptime
         if self._sync == _Sync.AWAIT_HELLO:
             return  # judged once the HELLO is in, against the uptime before
-        restarted = self._last_uptime is not None and uptime_went_back(self._last_uptime, uptime)
+        heard_ago = None if self._last_heartbeat_at is None else now - self._last_heartbeat_at
+        late = self._last_uptime is not None and uptime_went_back(self._last_uptime, uptime)
+        restarted = late and shoe_restarted(self._last_uptime or 0, uptime, heard_ago)
+        self._last_heartbeat_at = now
+        if late and not restarted:
+            return  # a heartbeat of this boot that arrived behind a later one
         self._last_uptime = uptime
         if restarted:
             self._restart_numbering()

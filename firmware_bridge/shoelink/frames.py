@@ -255,6 +255,21 @@ def uptime_went_back(before_ms: int, now_ms: int) -> bool:
     return not wrapped
 
 
+# A heartbeat can arrive behind a later one (a line that reorders, a buffer that
+# re-sends). A shoe that really rebooted cannot have been up longer than the host has
+# waited since it last heard the old boot, give or take this.
+REBOOT_SLACK_MS = 1_000
+
+
+def shoe_restarted(before_ms: int, now_ms: int, heard_ago_s: float | None) -> bool:
+    """True if a heartbeat of uptime `now_ms`, after one of `before_ms` heard `heard_ago_s`
+    seconds ago (None: not heard by this process, e.g. an uptime from the journal),
+    says the shoe rebooted; a late heartbeat of the same boot does not."""
+    if not uptime_went_back(before_ms, now_ms):
+        return False
+    return heard_ago_s is None or now_ms <= heard_ago_s * 1000 + REBOOT_SLACK_MS
+
+
 def hello_payload(info: dict[str, str]) -> bytes:
     text = "".join(f"{key}={value};" for key, value in info.items())
     return text.encode("utf-8")

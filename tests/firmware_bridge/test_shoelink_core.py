@@ -143,3 +143,41 @@ def test_the_example_of_docs_protocol_md_runs() -> None:
     examples = re.findall(r"^```python\n(.*?)^```", page.read_text(encoding="utf-8"), re.S | re.M)
     assert len(examples) == 1
     exec(compile(examples[0], str(page), "exec"), {"__name__": "docs_example"})
+
+
+def heartbeat(uptime_ms: int) -> bytes:
+    return wire.encode_frame(Frame(FrameType.HEARTBEAT, 0, wire.heartbeat_payload(0, uptime_ms)))
+
+
+def test_a_heartbeat_arriving_behind_a_later_one_is_no_restart() -> None:
+    line, events = ListLine(), []
+    core = connected(line, events)
+    core.received(greeting(uptime_ms=50_000) + card(1, 1, 0), now=0.1)
+    # The line swapped two heartbeats 40 ms apart: 50,080 then 50,040, heard together.
+    core.received(heartbeat(50_080) + heartbeat(50_040) + card(2, 10, 2), now=0.2)
+    assert core.stats.shoe_restarts == 0
+    assert [c.seq for c in events if isinstance(c, ShoeCard)] == [1, 2]
+    assert core.shoe_uptime_ms == 50_080  # the later one stands
+
+
+def test_an_uptime_back_near_zero_after_a_silence_is_a_restart() -> None:
+    line, events = ListLine(), []
+    core = connected(line, events)
+    core.received(greeting(uptime_ms=50_000), now=0.1)
+    # Heard 2 s later with 800 ms of uptime: it booted within the silence.
+    core.received(heartbeat(800), now=2.1)
+    assert core.stats.shoe_restarts == 1
+    assert core.shoe_uptime_ms == 800
+
+
+@pytest.mark.parametrize(("before", "now", "heard_ago", "restarted"), [
+    (50_000, 49_960, 0.0, False),  # 40 ms back, heard just now: a late heartbeat
+    (50_000, 20, 0.05, True),  # 20 ms up, 50 ms after the last: booted in between
+    (50_000, 1_300, 0.4, True),  # 1.3 s up, heard 0.4 s ago: within the second of slack
+    (50_000, 2_500, 0.4, False),  # up 2.5 s, but heard 0.4 s ago: not a reboot since
+    (50_000, 2_500, None, True),  # the earlier uptime from the journal: any step back
+    (0xFFFFFFFF - 1000, 500, 1.0, False),  # the u32 wrap after 49.7 days
+])
+def test_a_restart_is_an_uptime_that_fits_the_silence_before_it(
+        before: int, now: int, heard_ago: float | None, restarted: bool) -> None:
+    assert wire.shoe_restarted(before, now, heard_ago) is restarted
