@@ -274,10 +274,10 @@ class ShoeLinkCore:
         if self._sync == _Sync.AWAIT_HELLO:
             return  # judged once the HELLO is in, against the uptime before
         heard_ago = None if self._last_heartbeat_at is None else now - self._last_heartbeat_at
-        late = self._last_uptime is not None and uptime_went_back(self._last_uptime, uptime)
-        restarted = late and shoe_restarted(self._last_uptime or 0, uptime, heard_ago)
+        before = self._last_uptime
+        restarted = before is not None and shoe_restarted(before, uptime, heard_ago)
         self._last_heartbeat_at = now
-        if late and not restarted:
+        if before is not None and not restarted and uptime_went_back(before, uptime):
             return  # a heartbeat of this boot that arrived behind a later one
         self._last_uptime = uptime
         if restarted:
