@@ -374,6 +374,8 @@ def start_camera(config: Any, service: TableService, *, with_shoe: bool,
     recognizer = Recognizer(house_deck=None if learn else getattr(camera, "house_deck", None),
                             faint_passes=bool(getattr(camera, "faint_passes", False)),
                             proposer=bool(getattr(camera, "proposer", True)))
+    for line in recognizer.int8_refused:
+        log.warning("camera: int8 copy not run: %s", line)
 
     def reopen() -> FrameSource:
         return open_source(camera.source, camera.width, camera.height, camera.fps)

@@ -13,12 +13,23 @@ layout, its own int8 arithmetic (on the QOperator layout) gave other numbers
 than onnxruntime's (logits up to 1.4 apart on the same crops), and the float
 files give the same numbers on both. Take the key out of the
 settings to run the float files on onnxruntime too.
+
+Not every CPU runs the copies exactly: where its 8-bit dot products saturate (x86-64
+with AVX2 but no VNNI) they read far worse than the float files. So the recognizer
+checks each copy when it loads (`exact_copies`) on drawn corner crops, against the
+copy's own arithmetic worked in float, and runs the float file where they differ.
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.features import cut_all, net_input
 
 INT8_KEY = "int8_verifiers"
 
@@ -44,3 +55,85 @@ def int8_files(info: dict[str, Any], folder: Path) -> dict[str, str]:
                              f"`python tools/quantize_verifiers.py` or take it out of "
                              f"{INT8_KEY}")
     return dict(files)
+
+
+# A CPU's int8 arithmetic is taken as exact where, on the probe crops, its run of a copy
+# moves no probability by more than this from the copy's own QDQ arithmetic worked in
+# float. Where a CPU's 8-bit dot products saturate (x86-64 with AVX2 but no VNNI), they
+# moved it by 0.9 to 1.0 (docs/vision-measurements.md, "int8 copies on a CPU that
+# saturates"); the quantization itself, against the float files, by up to 0.12.
+EXACT_TOLERANCE = 0.1
+_PROBE_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+
+@functools.cache
+def probe_crops() -> np.ndarray:
+    """Verifier inputs of corner-like pairs: each rank drawn on a white card over felt at
+    three sizes, in red or black, over a round, pointed or diamond pip, cut as the first
+    look cuts a pair. Drawn here, so the check needs no file and no artwork."""
+    image = np.full((720, 1280, 3), (40, 110, 30), np.uint8)
+    ranks, pips = [], []
+    for k, rank in enumerate(_PROBE_RANKS):
+        for s, size in enumerate((0.6, 0.9, 1.3)):
+            x, y = 20 + k * 95, 20 + s * 230
+            ink = (30, 30, 200) if (k + s) % 2 == 0 else (20, 20, 20)
+            cv2.rectangle(image, (x, y), (x + 85, y + 210), (245, 245, 245), -1)
+            cv2.putText(image, rank, (x + 4, y + int(30 * size)), cv2.FONT_HERSHEY_SIMPLEX,
+                        size, ink, 2, cv2.LINE_AA)
+            r = int(9 * size)
+            cx, cy = x + 4 + int(12 * size), y + int(30 * size) + int(22 * size)
+            shape = (k + 2 * s) % 4
+            if shape == 0:
+                cv2.circle(image, (cx, cy), r, ink, -1, cv2.LINE_AA)
+            else:
+                corners = {1: [(cx, cy - r), (cx + r, cy), (cx, cy + r), (cx - r, cy)],
+                           2: [(cx, cy - r), (cx + r, cy + r), (cx - r, cy + r)],
+                           3: [(cx - r, cy - r), (cx + r, cy - r), (cx, cy + r)]}[shape]
+                cv2.fillPoly(image, [np.array(corners, np.int32)], ink, cv2.LINE_AA)
+            ranks.append((x + 4 + 10 * size, y + 18 * size))
+            pips.append((cx, cy))
+    return net_input(cut_all(image, np.array(ranks, np.float32), np.array(pips, np.float32)))
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return np.asarray(shifted / shifted.sum(axis=1, keepdims=True))
+
+
+def int8_drift(copy: Path) -> float:
+    """How far this CPU's int8 run of `copy` moves the probabilities of the probe crops
+    from the copy's QDQ arithmetic worked in float (onnxruntime with its graph left
+    unoptimized runs each QuantizeLinear and DequantizeLinear as written): the largest
+    change of any class's probability, over every output."""
+    import onnxruntime  # type: ignore[import-not-found]
+
+    def session(level: Any) -> Any:
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = level
+        return onnxruntime.InferenceSession(str(copy), options,
+                                            providers=["CPUExecutionProvider"])
+
+    levels = onnxruntime.GraphOptimizationLevel
+    as_run, as_written = session(levels.ORT_ENABLE_ALL), session(levels.ORT_DISABLE_ALL)
+    feed = {as_run.get_inputs()[0].name: probe_crops()}
+    names = [o.name for o in as_run.get_outputs() if o.name != "embedding"]
+    run, written = as_run.run(names, feed), as_written.run(names, feed)
+    return max(float(np.abs(_softmax(a) - _softmax(b)).max())
+               for a, b in zip(run, written, strict=True))
+
+
+def exact_copies(copies: dict[str, str], folder: Path) -> tuple[dict[str, str], list[str]]:
+    """The copies this CPU runs exactly, and a line for each one it does not (those
+    verifiers then run as their float files)."""
+    kept: dict[str, str] = {}
+    refused: list[str] = []
+    for name, copy in copies.items():
+        drift = int8_drift(folder / copy)
+        if drift <= EXACT_TOLERANCE:
+            kept[name] = copy
+        else:
+            refused.append(f"{copy}: this CPU's int8 arithmetic moves its probabilities by "
+                           f"up to {drift:.2f} (its 8-bit sums are not exact); {name} runs instead")
+    return kept, refused

@@ -66,7 +66,7 @@ from vision.networks import (
 )
 from vision.pip_colour import PIP_COLOUR_RULES, contradicted
 from vision.proposer import load_proposer
-from vision.quantized import int8_files
+from vision.quantized import exact_copies, int8_files
 from vision.reads import (
     CONFLICT_RULES,
     INK_COLOUR,
@@ -129,6 +129,8 @@ class Recognizer:
             int8 = int8_files(info, model_path.parent) if runtime == "onnxruntime" else {}
         except ValueError as exc:
             raise ModelError(f"{info_path.name}: {exc}") from None
+        # A CPU whose int8 arithmetic is not exact runs the float files instead.
+        int8, self.int8_refused = exact_copies(int8, model_path.parent)
         if info.get("feature_size") != FEATURE_SIZE:
             raise ModelError(f"{info_path.name} was trained on {info.get('feature_size')} "
                              f"features, this code makes {FEATURE_SIZE}: retrain with "

@@ -109,6 +109,8 @@ def run_check(args: argparse.Namespace) -> int:
             would = "would keep up" if with_faint <= period else "would not keep up"
             print(f"faint passes (off in the config): median {with_faint:.1f} ms with "
                   f"faint_passes = true: the recognizer {would}")
+    for line in recognizer.int8_refused:
+        print(f"int8 copy not run: {line}")
     return 0
 
 

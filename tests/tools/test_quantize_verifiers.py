@@ -49,7 +49,11 @@ def test_it_quantizes_every_verifier_and_names_the_copies(tmp_path: Path) -> Non
         assert (tmp_path / copy).stat().st_size < 0.4 * float_size
     recognizer = Recognizer(path, runtime="onnxruntime")
     own = info["verifier_model"]
-    assert recognizer.verifier_id == model_id(tmp_path / info[INT8_KEY][own])
+    # Each copy runs unless this CPU's int8 arithmetic is not exact (then it is named).
+    running = own if recognizer.int8_refused and any(
+        info[INT8_KEY][own] in line for line in recognizer.int8_refused) else info[INT8_KEY][own]
+    assert recognizer.verifier_id == model_id(tmp_path / running)
+    assert len(recognizer.int8_copies) + len(recognizer.int8_refused) == 2
 
 
 @pytest.mark.parametrize("deck", ["aisleriot-orell", "triplex_serif"])
