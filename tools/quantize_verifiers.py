@@ -1,7 +1,7 @@
 """Make the int8 copies of the camera's verifier networks, for onnxruntime.
 
     python tools/quantize_verifiers.py [--model vision/models/index_classifier.onnx]
-        [--decks NAME ...] [--scenes 60] [--seed 11]
+        [--decks NAME ...] [--scenes 60] [--seed 11] [--weight-bits 8|7]
 
 Each verifier the settings name (`verifier_model` and the second views' files)
 is quantized with onnxruntime's static quantization (weights int8 per output
@@ -73,8 +73,10 @@ def calibration_batches(recognizer: Recognizer, decks: Sequence[str], scenes: in
     return batches
 
 
-def quantize(source: Path, target: Path, batches: list[np.ndarray]) -> None:
-    """`source` quantized into `target`, its activation ranges measured on `batches`."""
+def quantize(source: Path, target: Path, batches: list[np.ndarray],
+             weight_bits: int = 8) -> None:
+    """`source` quantized into `target`, its activation ranges measured on `batches`, its
+    weights in `weight_bits` bits (8, or 7)."""
     import onnxruntime  # type: ignore[import-not-found]
     from onnxruntime.quantization import (  # type: ignore[import-not-found]
         CalibrationDataReader,
@@ -94,9 +96,11 @@ def quantize(source: Path, target: Path, batches: list[np.ndarray]) -> None:
             batch = next(self._batches, None)
             return None if batch is None else {input_name: batch}
 
+    # Weights in 7 bits (reduce_range) where asked: a processor with AVX2 but no VNNI
+    # adds pairs of uint8 x int8 products in 16 bits, which 8-bit weights can overflow.
     quantize_static(str(source), str(target), Crops(), quant_format=QuantFormat.QDQ,
                     per_channel=True, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8)
+                    weight_type=QuantType.QInt8, reduce_range=weight_bits == 7)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -107,6 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="designs whose scenes calibrate (default: the real training decks)")
     parser.add_argument("--scenes", type=int, default=SCENES)
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--weight-bits", type=int, choices=(8, 7), default=8,
+                        help="7 for copies that a processor with AVX2 but no VNNI runs "
+                             "exactly (the shipped copies have 8)")
     args = parser.parse_args(argv)
     if set(args.decks) & (set(HELD_OUT_DECKS) | set(HELD_OUT_DESIGNS)):
         parser.error("held-out designs are never used to make the networks")
@@ -137,12 +144,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     folder = args.model.parent
     int8_files = {}
     for name in names:
-        quantize(folder / name, folder / int8_name(name), batches)
+        quantize(folder / name, folder / int8_name(name), batches, args.weight_bits)
         int8_files[name] = int8_name(name)
         print(f"{name} -> {int8_name(name)}")
     info[INT8_KEY] = int8_files
     info["int8_calibration"] = {"decks": list(args.decks), "scenes": args.scenes,
                                 "seed": args.seed}
+    if args.weight_bits != 8:  # the shipped settings, made with 8, do not name it
+        info["int8_calibration"]["weight_bits"] = args.weight_bits
     info_path.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     return 0
 

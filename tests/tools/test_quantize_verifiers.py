@@ -56,6 +56,31 @@ def test_it_quantizes_every_verifier_and_names_the_copies(tmp_path: Path) -> Non
     assert len(recognizer.int8_copies) + len(recognizer.int8_refused) == 2
 
 
+def test_7_bit_copies_fit_a_16_bit_sum_and_run_on_this_cpu(tmp_path: Path) -> None:
+    """A processor with AVX2 but no VNNI adds pairs of uint8 x int8 products in 16 bits:
+    255 * 127 * 2 overflows 32,767, 255 * 64 * 2 does not. With --weight-bits 7 every
+    weight lies within -64..64, and the recognizer's check finds the copies exact here
+    (whichever kind of x86-64 or ARM processor this is)."""
+    import onnx
+    from onnx import numpy_helper
+
+    path = _float_model(tmp_path)
+    assert _tool().main(["--model", str(path), "--decks", "classic_duplex", "--scenes", "2",
+                         "--seed", "3", "--weight-bits", "7"]) == 0
+    info = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    assert info["int8_calibration"]["weight_bits"] == 7
+    for copy in info[INT8_KEY].values():
+        model = onnx.load(str(tmp_path / copy))
+        weights = [numpy_helper.to_array(t) for t in model.graph.initializer
+                   if t.data_type == onnx.TensorProto.INT8 and len(t.dims) >= 2]
+        assert len(weights) >= 3  # three convolutions, and the dense layers
+        assert min(int(w.min()) for w in weights) >= -64
+        assert max(int(w.max()) for w in weights) <= 64
+    recognizer = Recognizer(path, runtime="onnxruntime")
+    assert recognizer.int8_refused == []
+    assert recognizer.verifier_id == model_id(tmp_path / info[INT8_KEY][info["verifier_model"]])
+
+
 @pytest.mark.parametrize("deck", ["aisleriot-orell", "triplex_serif"])
 def test_held_out_designs_are_refused(deck: str, tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:

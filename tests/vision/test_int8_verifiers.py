@@ -166,3 +166,4 @@ def test_a_file_run_exactly_is_kept_and_the_probe_crops_look_like_corners() -> N
     assert probe.shape == (39, 3, 36, 24)
     rank_p = _softmax(Network(MODEL_DIR / OWN, "onnxruntime").run(probe)["rank"])
     assert float(np.mean(rank_p.max(axis=1) > 0.6)) > 0.5
+
