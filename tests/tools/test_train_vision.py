@@ -258,7 +258,9 @@ def test_cut_pairs_are_added_as_negatives_and_change_no_other_example() -> None:
         sampler = canvases.CardSampler(designs, render_card, glyph_boxes)
         return examples.card_level_data(np.random.default_rng([4, 0]), sampler, 40, cut_below)
 
-    plain, with_cut = run(0.0), run(0.6)
+    # Pairs on a corner 30% to 80% open are rare: 14 of these 40 canvases' pairs with
+    # OpenCV 5.0's Hershey glyphs, 1 with 5.1's (its putText draws them otherwise).
+    plain, with_cut = run(0.0), run(0.8)
     _, rank, _, crops = plain
     _, cut_rank, _, cut_crops = with_cut
     assert cut_rank.size > rank.size  # some of 40 canvases of fanned cards cut an index
