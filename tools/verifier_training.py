@@ -26,7 +26,7 @@ import verifier_scene_spoiling as scene_spoiling  # noqa: E402
 
 from foundation.cards import RANKS, SUITS  # noqa: E402
 from vision.features import CROP_H, CROP_W, net_input  # noqa: E402
-from vision.networks import forward_all  # noqa: E402
+from vision.networks import forward_all, softmax  # noqa: E402
 from vision.onnx_writer import ConvLayer, DenseLayer, cnn_to_onnx  # noqa: E402
 
 VERIFIER_CHANNELS = (24, 48, 64)
@@ -250,8 +250,8 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
         out_rank, out_suit = [], []
         for start in range(0, some.shape[0], 4096):
             outputs = forward_all(net, net_input(some[start:start + 4096]))
-            out_rank.append(_softmax(outputs["rank"]))
-            out_suit.append(_softmax(outputs["suit"]))
+            out_rank.append(softmax(outputs["rank"]))
+            out_suit.append(softmax(outputs["suit"]))
         return np.concatenate(out_rank), np.concatenate(out_suit)
 
     return probabilities
@@ -267,10 +267,3 @@ def folded(conv: Any, norm: Any, numpy_of: Callable[[Any], np.ndarray]) -> ConvL
     shift = numpy_of(norm.bias) - numpy_of(norm.running_mean) * scale
     return ConvLayer(np.ascontiguousarray(weight * scale[:, None, None, None], np.float32),
                      np.ascontiguousarray(bias * scale + shift, np.float32))
-
-
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    exp = np.exp(shifted)
-    result: np.ndarray = exp / exp.sum(axis=1, keepdims=True)
-    return result

@@ -70,7 +70,10 @@ class Network:
         if runtime in ("auto", "onnxruntime"):
             self._session = _onnxruntime_session(path, required=runtime == "onnxruntime")
         if self._session is None:
-            self._net = cv2.dnn.readNetFromONNX(str(path))
+            try:
+                self._net = cv2.dnn.readNetFromONNX(str(path))
+            except cv2.error as error:
+                raise unreadable(path, error) from None
             self._names = list(self._net.getUnconnectedOutLayersNames())
         else:
             self._input = self._session.get_inputs()[0].name
@@ -106,7 +109,29 @@ def _onnxruntime_session(path: Path, required: bool) -> Any:
     # Subnormal floats arise in the MLPs' arithmetic; unflushed, x86 ran them ten times
     # as slowly (OpenCV's dnn module flushes them itself).
     options.add_session_config_entry("session.set_denormal_as_zero", "1")
-    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    try:
+        return onnxruntime.InferenceSession(str(path), options,
+                                            providers=["CPUExecutionProvider"])
+    except Exception as error:  # onnxruntime's own kinds (InvalidProtobuf, Fail...)
+        raise unreadable(path, error) from None
+
+
+def unreadable(path: Path, error: BaseException) -> ModelError:
+    """The error for a network file that is there but does not load (cut short, another
+    file under its name): its name and the runtime's first line of complaint."""
+    lines = str(error).strip().splitlines()
+    reason = lines[0][:200] if lines else type(error).__name__
+    return ModelError(f"{path.name} in {path.parent} is not a network this runtime can "
+                      f"load ({reason}): restore the file as the package ships it, or "
+                      "retrain with `python tools/train_vision.py`")
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Each row of logits made probabilities."""
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    exp = np.exp(shifted)
+    result: np.ndarray = exp / exp.sum(axis=1, keepdims=True)
+    return result
 
 
 def forward_all(net: cv2.dnn.Net, inputs: np.ndarray) -> dict[str, np.ndarray]:

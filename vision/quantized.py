@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from vision.features import cut_all, net_input
+from vision.networks import softmax, unreadable
 
 INT8_KEY = "int8_verifiers"
 
@@ -95,16 +96,18 @@ def probe_crops() -> np.ndarray:
     return net_input(cut_all(image, np.array(ranks, np.float32), np.array(pips, np.float32)))
 
 
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return np.asarray(shifted / shifted.sum(axis=1, keepdims=True))
-
-
 def int8_drift(copy: Path) -> float:
     """How far this CPU's int8 run of `copy` moves the probabilities of the probe crops
     from the copy's QDQ arithmetic worked in float (onnxruntime with its graph left
     unoptimized runs each QuantizeLinear and DequantizeLinear as written): the largest
-    change of any class's probability, over every output."""
+    change of any class's probability, over every output. Worked out once a process for
+    each version of a file (its size and time of change)."""
+    stat = copy.stat()
+    return _drift_of(copy.resolve(), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.cache
+def _drift_of(copy: Path, size: int, changed_ns: int) -> float:
     import onnxruntime  # type: ignore[import-not-found]
 
     def session(level: Any) -> Any:
@@ -112,15 +115,18 @@ def int8_drift(copy: Path) -> float:
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.graph_optimization_level = level
-        return onnxruntime.InferenceSession(str(copy), options,
-                                            providers=["CPUExecutionProvider"])
+        try:
+            return onnxruntime.InferenceSession(str(copy), options,
+                                                providers=["CPUExecutionProvider"])
+        except Exception as error:  # onnxruntime's own kinds (InvalidProtobuf, Fail...)
+            raise unreadable(copy, error) from None
 
     levels = onnxruntime.GraphOptimizationLevel
     as_run, as_written = session(levels.ORT_ENABLE_ALL), session(levels.ORT_DISABLE_ALL)
     feed = {as_run.get_inputs()[0].name: probe_crops()}
     names = [o.name for o in as_run.get_outputs() if o.name != "embedding"]
     run, written = as_run.run(names, feed), as_written.run(names, feed)
-    return max(float(np.abs(_softmax(a) - _softmax(b)).max())
+    return max(float(np.abs(softmax(a) - softmax(b)).max())
                for a, b in zip(run, written, strict=True))
 
 

@@ -33,7 +33,6 @@ read by steps 2-5.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -48,14 +47,15 @@ from vision.candidates import (
     given_pairs,
     pair_blobs,
 )
-from vision.combine import AGREEMENT_RULES, disagree, ensemble_mean, geometric_mean, parse_weight
+from vision.combine import disagree, ensemble_mean, geometric_mean, parse_weight
 from vision.deck_reads import read_by_house_deck
 from vision.detection import Detection
 from vision.faint_glyphs import pairs_after_reads
-from vision.features import FEATURE_SIZE, candidate_features, net_input
+from vision.features import candidate_features, net_input
 from vision.house_deck import HouseDeck, load_house_deck
 from vision.layout import Layout
 from vision.members import MemberError, load_members
+from vision.model_settings import lean_finder, read_settings, rule_choices
 from vision.networks import (
     ModelError,
     Network,
@@ -63,12 +63,12 @@ from vision.networks import (
     model_id,
     named_net,
     resolve_runtime,
+    softmax,
 )
-from vision.pip_colour import PIP_COLOUR_RULES, contradicted
+from vision.pip_colour import contradicted
 from vision.proposer import load_proposer
 from vision.quantized import exact_copies, int8_files
 from vision.reads import (
-    CONFLICT_RULES,
     INK_COLOUR,
     NETWORKS_DISAGREE,
     UNKNOWN_CARD,
@@ -120,10 +120,7 @@ class Recognizer:
         # quarter more time a frame (docs/vision.md, "The faint passes").
         self.faint_passes = faint_passes
         info_path = Path(info_path) if info_path is not None else model_path.with_suffix(".json")
-        if not model_path.exists() or not info_path.exists():
-            raise ModelError(f"index classifier {model_path.name} not found in "
-                             f"{model_path.parent}: train it with `python tools/train_vision.py`")
-        info = json.loads(info_path.read_text(encoding="utf-8"))
+        info = read_settings(model_path, info_path)
         runtime = self.runtime = resolve_runtime(runtime)
         try:  # onnxruntime runs the verifiers' int8 copies where the settings name them
             int8 = int8_files(info, model_path.parent) if runtime == "onnxruntime" else {}
@@ -131,10 +128,6 @@ class Recognizer:
             raise ModelError(f"{info_path.name}: {exc}") from None
         # A CPU whose int8 arithmetic is not exact runs the float files instead.
         int8, self.int8_refused = exact_copies(int8, model_path.parent)
-        if info.get("feature_size") != FEATURE_SIZE:
-            raise ModelError(f"{info_path.name} was trained on {info.get('feature_size')} "
-                             f"features, this code makes {FEATURE_SIZE}: retrain with "
-                             "`python tools/train_vision.py`")
         self._net = Network(model_path, runtime)
         self.min_confidence = float(min_confidence if min_confidence is not None
                                     else info.get("min_confidence", 0.5))
@@ -154,10 +147,7 @@ class Recognizer:
                          if proposer else None)
         # With the proposer reading, the finder's passes it makes redundant are left out
         # (`vision.candidates.LEAN_PASSES`).
-        lean = info.get("lean_finder", False)
-        if not isinstance(lean, bool):
-            raise ModelError(f"{info_path.name}: lean_finder {lean!r} is not true or false")
-        self.lean_finder = lean
+        self.lean_finder = lean_finder(info, info_path)
         try:
             self._members = load_members(info, model_path.parent, info_path, runtime)
         except MemberError as exc:
@@ -169,17 +159,9 @@ class Recognizer:
         self.combine = str(info.get("combine", "verifier"))
         # Whether the two networks must name the same card (`vision.combine`), and how a
         # card's two corners read as different cards are settled (`vision.reads`).
-        self.agreement = str(info.get("agreement", "none"))
-        self.conflicts = str(info.get("conflicts", "better"))
-        # "check": a read whose suit is of the other colour than its glyphs' ink is not sure.
-        self.pip_colour = str(info.get("pip_colour", "check"))
-
-        for key, value, allowed in (("agreement", self.agreement, AGREEMENT_RULES),
-                                    ("conflicts", self.conflicts, CONFLICT_RULES),
-                                    ("pip_colour", self.pip_colour, PIP_COLOUR_RULES)):
-            if value not in allowed:
-                raise ModelError(f"{info_path.name}: {key} {value!r} is none of "
-                                 f"{', '.join(allowed)}")
+        # "check" for pip_colour: a read whose suit is of the other colour than its
+        # glyphs' ink is not sure.
+        self.agreement, self.conflicts, self.pip_colour = rule_choices(info, info_path)
         # The MLP's weight in its mean with the verifier (0.5: as much as the verifier's),
         # and the verifier's second look at the likely reads (`vision.second_look`).
         try:
@@ -368,7 +350,7 @@ class Recognizer:
         if self._filter is None or glance.shape[0] == 0:
             return np.ones(glance.shape[0], bool)
         logits = self._filter.run(glance)["index"]
-        keep: np.ndarray = _softmax(logits)[:, 1] >= self.filter_threshold
+        keep: np.ndarray = softmax(logits)[:, 1] >= self.filter_threshold
         return keep
 
     def verify_with(self, verifier: str, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -377,7 +359,7 @@ class Recognizer:
         if not verifier:
             return self.verify(crops)
         outputs = self._view_verifiers[verifier].run(net_input(crops))
-        return _softmax(outputs["rank"]), _softmax(outputs["suit"])
+        return softmax(outputs["rank"]), softmax(outputs["suit"])
 
     def verify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The verifier's rank (14 classes) and suit (4) probabilities for colour crops."""
@@ -397,19 +379,12 @@ class Recognizer:
             embedding = embedding / np.maximum(norms, 1e-6)
         # An enrolled deck compares this verifier's embedding only; members add their reading.
         readings = [outputs, *(m.verifier.run(batch) for m in self._members)]
-        return (ensemble_mean([_softmax(r["rank"]) for r in readings]),
-                ensemble_mean([_softmax(r["suit"]) for r in readings]), embedding)
+        return (ensemble_mean([softmax(r["rank"]) for r in readings]),
+                ensemble_mean([softmax(r["suit"]) for r in readings]), embedding)
 
     def classify(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank (14 classes, last = not an index) and suit (4) probabilities per row."""
         readings = [self._net.run(features), *(m.classifier.run(features)
                                                 for m in self._members)]
-        return (ensemble_mean([_softmax(r["rank"]) for r in readings]),
-                ensemble_mean([_softmax(r["suit"]) for r in readings]))
-
-
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    exp = np.exp(shifted)
-    result: np.ndarray = exp / exp.sum(axis=1, keepdims=True)
-    return result
+        return (ensemble_mean([softmax(r["rank"]) for r in readings]),
+                ensemble_mean([softmax(r["suit"]) for r in readings]))

@@ -14,14 +14,13 @@ from hwsim.camera import render as camera
 
 from tests.vision.model_copies import model_copy
 from vision.features import net_input
-from vision.networks import Network, model_id
+from vision.networks import Network, model_id, softmax
 from vision.quantized import INT8_KEY, int8_name
 from vision.recognizer import (
     MODEL_DIR,
     MODEL_INFO,
     NOT_INDEX,
     Recognizer,
-    _softmax,
     candidate_features,
 )
 
@@ -56,7 +55,7 @@ def _run_as_written(path: Path, crops: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def _moved(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> float:
-    return max(float(np.abs(_softmax(a[head]) - _softmax(b[head])).max())
+    return max(float(np.abs(softmax(a[head]) - softmax(b[head])).max())
                for head in ("rank", "suit"))
 
 
@@ -121,7 +120,7 @@ def test_an_int8_copy_reads_crops_as_its_float_file_does(name: str) -> None:
         # On these crops the copies move no probability by more than 0.075 (a suit, on a
         # pair of a rank up to 3 times its pip's size); the two float verifiers, trained
         # apart, differ by up to 0.97 on the same crops.
-        moved = np.abs(_softmax(exact[head]) - _softmax(quantized[head])).max()
+        moved = np.abs(softmax(exact[head]) - softmax(quantized[head])).max()
         assert moved <= 0.1, f"{head}: a probability moved by {moved:.3f}"
     # Not the same file under another name: the arithmetic differs a little.
     assert not np.allclose(exact["rank"], quantized["rank"], atol=1e-4)
@@ -164,6 +163,6 @@ def test_a_file_run_exactly_is_kept_and_the_probe_crops_look_like_corners() -> N
     # The probe is 39 drawn corners the float verifier reads as indices, mostly surely.
     probe = probe_crops()
     assert probe.shape == (39, 3, 36, 24)
-    rank_p = _softmax(Network(MODEL_DIR / OWN, "onnxruntime").run(probe)["rank"])
+    rank_p = softmax(Network(MODEL_DIR / OWN, "onnxruntime").run(probe)["rank"])
     assert float(np.mean(rank_p.max(axis=1) > 0.6)) > 0.5
 
