@@ -1,14 +1,16 @@
 """Make the int8 copies of the camera's verifier networks, for onnxruntime.
 
     python tools/quantize_verifiers.py [--model vision/models/index_classifier.onnx]
-        [--decks NAME ...] [--scenes 60] [--seed 11] [--weight-bits 8|7]
+        [--decks NAME ...] [--scenes 60] [--seed 11] [--weight-bits 8 7]
 
 Each verifier the settings name (`verifier_model` and the second views' files)
 is quantized with onnxruntime's static quantization (weights int8 per output
 channel, activations uint8, QDQ format) into `<name>_int8.onnx` beside it, and
-the settings file gets `"int8_verifiers"` (float file -> int8 file) and
-`"int8_calibration"` (what the ranges were measured on). The recognizer runs the
-int8 files where onnxruntime runs its networks (`vision.quantized`).
+with 7-bit weights into `<name>_int8w7.onnx` (whose sums a CPU with AVX2 but no
+VNNI cannot overflow); the settings file gets `"int8_verifiers"` (float file ->
+its copies, in the order the recognizer tries them) and `"int8_calibration"`
+(what the ranges were measured on). The recognizer runs the first copy this CPU
+runs exactly where onnxruntime runs its networks (`vision.quantized`).
 
 The activation ranges are measured on the crops the recognizer itself gives the
 verifiers: scenes of the real training decks (`hwsim.camera.artwork.
@@ -37,7 +39,7 @@ from hwsim.camera.dataset import generate_scenes  # noqa: E402
 from hwsim.camera.designs import HELD_OUT_DESIGNS  # noqa: E402
 
 from vision.features import cut_all, net_input  # noqa: E402
-from vision.quantized import INT8_KEY, int8_name  # noqa: E402
+from vision.quantized import INT8_KEY, WEIGHT_BITS, int8_name  # noqa: E402
 from vision.recognizer import (  # noqa: E402
     MODEL_FILE,
     NOT_INDEX,
@@ -111,12 +113,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="designs whose scenes calibrate (default: the real training decks)")
     parser.add_argument("--scenes", type=int, default=SCENES)
     parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--weight-bits", type=int, choices=(8, 7), default=8,
-                        help="7 for copies that a processor with AVX2 but no VNNI runs "
-                             "exactly (the shipped copies have 8)")
+    parser.add_argument("--weight-bits", type=int, nargs="+", choices=WEIGHT_BITS,
+                        default=list(WEIGHT_BITS),
+                        help="the copies to make, in the order they are tried (default: "
+                             "8, then 7 for a processor with AVX2 but no VNNI)")
     args = parser.parse_args(argv)
     if set(args.decks) & (set(HELD_OUT_DECKS) | set(HELD_OUT_DESIGNS)):
         parser.error("held-out designs are never used to make the networks")
+    if len(set(args.weight_bits)) != len(args.weight_bits):
+        parser.error("--weight-bits names a width twice")
     if args.scenes < 1:
         parser.error("--scenes must be at least 1")
     try:
@@ -142,16 +147,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{sum(b.shape[0] for b in batches)} crops of {args.scenes} scenes "
           f"(seed {args.seed}) of {', '.join(args.decks)}")
     folder = args.model.parent
-    int8_files = {}
+    int8_files: dict[str, list[str]] = {}
     for name in names:
-        quantize(folder / name, folder / int8_name(name), batches, args.weight_bits)
-        int8_files[name] = int8_name(name)
-        print(f"{name} -> {int8_name(name)}")
+        int8_files[name] = [int8_name(name, bits) for bits in args.weight_bits]
+        for bits, copy in zip(args.weight_bits, int8_files[name], strict=True):
+            quantize(folder / name, folder / copy, batches, bits)
+        print(f"{name} -> {', '.join(int8_files[name])}")
     info[INT8_KEY] = int8_files
     info["int8_calibration"] = {"decks": list(args.decks), "scenes": args.scenes,
-                                "seed": args.seed}
-    if args.weight_bits != 8:  # the shipped settings, made with 8, do not name it
-        info["int8_calibration"]["weight_bits"] = args.weight_bits
+                                "seed": args.seed, "weight_bits": list(args.weight_bits)}
     info_path.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     return 0
 

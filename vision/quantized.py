@@ -3,10 +3,12 @@
 `tools/quantize_verifiers.py` quantizes each verifier (weights int8 per output
 channel, activations uint8, ranges measured on the crops the recognizer gives
 the verifiers in scenes of the training decks) into `<name>_int8.onnx` beside
-it, and names the copies in the settings: `"int8_verifiers": {"index_verifier.onnx":
-"index_verifier_int8.onnx", ...}`. Where onnxruntime runs the networks, the
-recognizer runs the copies: they read as the float files do on the choosing
-sets and take about half their time (docs/vision-measurements.md, "int8 verifiers").
+it, and into `<name>_int8w7.onnx` with 7-bit weights, and names the copies in the
+settings, in the order they are tried: `"int8_verifiers": {"index_verifier.onnx":
+["index_verifier_int8.onnx", "index_verifier_int8w7.onnx"], ...}` (one file name
+alone names one copy). Where onnxruntime runs the networks, the recognizer runs
+the copies: they read as the float files do on the choosing sets and take about
+half their time (docs/vision-measurements.md, "int8 verifiers").
 
 OpenCV's dnn module always runs the float files: it does not load the QDQ
 layout, its own int8 arithmetic (on the QOperator layout) gave other numbers
@@ -15,9 +17,11 @@ files give the same numbers on both. Take the key out of the
 settings to run the float files on onnxruntime too.
 
 Not every CPU runs the copies exactly: where its 8-bit dot products saturate (x86-64
-with AVX2 but no VNNI) they read far worse than the float files. So the recognizer
-checks each copy when it loads (`exact_copies`) on drawn corner crops, against the
-copy's own arithmetic worked in float, and runs the float file where they differ.
+with AVX2 but no VNNI) the 8-bit copies read far worse than the float files; the
+7-bit ones, whose sums cannot overflow there, do not. So the recognizer checks each
+copy when it loads (`exact_copies`) on drawn corner crops, against the copy's own
+arithmetic worked in float, runs the first copy that agrees, and the float file
+where none does.
 """
 
 from __future__ import annotations
@@ -35,27 +39,41 @@ from vision.networks import softmax, unreadable
 INT8_KEY = "int8_verifiers"
 
 
-def int8_name(name: str) -> str:
+WEIGHT_BITS = (8, 7)  # the copies made of each verifier, in the order they are tried
+
+
+def int8_name(name: str, weight_bits: int = 8) -> str:
     """The file name of a network's int8 copy: `index_verifier.onnx` ->
-    `index_verifier_int8.onnx`."""
+    `index_verifier_int8.onnx`, or `index_verifier_int8w7.onnx` with 7-bit weights."""
     path = Path(name)
-    return f"{path.stem}_int8{path.suffix}"
+    bits = "" if weight_bits == 8 else f"w{weight_bits}"
+    return f"{path.stem}_int8{bits}{path.suffix}"
 
 
-def int8_files(info: dict[str, Any], folder: Path) -> dict[str, str]:
-    """The settings' map of float network files to their int8 copies ({} where they name
-    none); ValueError where it is not such a map or a copy is missing from `folder`."""
+def int8_files(info: dict[str, Any], folder: Path) -> dict[str, list[str]]:
+    """The settings' map of float network files to their int8 copies, each to its copies
+    in the order they are tried ({} where they name none); ValueError where it is not
+    such a map or a copy is missing from `folder`."""
     files = info.get(INT8_KEY, {})
-    if not isinstance(files, dict) or not all(
-            isinstance(name, str) and isinstance(copy, str) for name, copy in files.items()):
+    example = ('{"index_verifier.onnx": ["index_verifier_int8.onnx", '
+               '"index_verifier_int8w7.onnx"]}')
+    if not isinstance(files, dict):
         raise ValueError(f"{INT8_KEY} must map network files to their int8 copies, e.g. "
-                         '{"index_verifier.onnx": "index_verifier_int8.onnx"}')
-    for copy in files.values():
-        if not (folder / copy).is_file():
-            raise ValueError(f"{copy} (named in {INT8_KEY}) not found: make it with "
-                             f"`python tools/quantize_verifiers.py` or take it out of "
-                             f"{INT8_KEY}")
-    return dict(files)
+                         f"{example}")
+    tried: dict[str, list[str]] = {}
+    for name, copies in files.items():
+        listed = [copies] if isinstance(copies, str) else copies
+        if not (isinstance(listed, list) and listed
+                and all(isinstance(copy, str) for copy in listed)):
+            raise ValueError(f"{INT8_KEY} must map network files to their int8 copies, "
+                             f"e.g. {example}")
+        for copy in listed:
+            if not (folder / copy).is_file():
+                raise ValueError(f"{copy} (named in {INT8_KEY}) not found: make it with "
+                                 f"`python tools/quantize_verifiers.py` or take it out of "
+                                 f"{INT8_KEY}")
+        tried[name] = list(listed)
+    return tried
 
 
 # A CPU's int8 arithmetic is taken as exact where, on the probe crops, its run of a copy
@@ -130,16 +148,19 @@ def _drift_of(copy: Path, size: int, changed_ns: int) -> float:
                for a, b in zip(run, written, strict=True))
 
 
-def exact_copies(copies: dict[str, str], folder: Path) -> tuple[dict[str, str], list[str]]:
-    """The copies this CPU runs exactly, and a line for each one it does not (those
-    verifiers then run as their float files)."""
+def exact_copies(copies: dict[str, list[str]], folder: Path
+                 ) -> tuple[dict[str, str], list[str]]:
+    """For each network, the first of its copies that this CPU runs exactly, and a line for
+    each copy tried that it does not (where none is kept, the float file runs)."""
     kept: dict[str, str] = {}
     refused: list[str] = []
-    for name, copy in copies.items():
-        drift = int8_drift(folder / copy)
-        if drift <= EXACT_TOLERANCE:
-            kept[name] = copy
-        else:
+    for name, tried in copies.items():
+        for k, copy in enumerate(tried):
+            drift = int8_drift(folder / copy)
+            if drift <= EXACT_TOLERANCE:
+                kept[name] = copy
+                break
+            then = f"{tried[k + 1]} is tried" if k + 1 < len(tried) else f"{name} runs instead"
             refused.append(f"{copy}: this CPU's int8 arithmetic moves its probabilities by "
-                           f"up to {drift:.2f} (its 8-bit sums are not exact); {name} runs instead")
+                           f"up to {drift:.2f} (its int8 sums are not exact); {then}")
     return kept, refused

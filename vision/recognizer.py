@@ -123,11 +123,11 @@ class Recognizer:
         info = read_settings(model_path, info_path)
         runtime = self.runtime = resolve_runtime(runtime)
         try:  # onnxruntime runs the verifiers' int8 copies where the settings name them
-            int8 = int8_files(info, model_path.parent) if runtime == "onnxruntime" else {}
+            copies = int8_files(info, model_path.parent) if runtime == "onnxruntime" else {}
         except ValueError as exc:
             raise ModelError(f"{info_path.name}: {exc}") from None
-        # A CPU whose int8 arithmetic is not exact runs the float files instead.
-        int8, self.int8_refused = exact_copies(int8, model_path.parent)
+        # Each verifier runs the first copy this CPU runs exactly, else its float file.
+        int8, self.int8_refused = exact_copies(copies, model_path.parent)
         self._net = Network(model_path, runtime)
         self.min_confidence = float(min_confidence if min_confidence is not None
                                     else info.get("min_confidence", 0.5))

@@ -48,7 +48,7 @@ def _shape(line: str) -> str:
     """A line with its numbers and versions blanked, and the verifier files named as
     their float files (a CPU that does not run the int8 copies exactly runs those):
     what must match the manual."""
-    shape = re.sub(r"\d+(\.\d+)*", "N", line.replace("_int8.onnx", ".onnx"))
+    shape = re.sub(r"\d+(\.\d+)*", "N", re.sub(r"_int8(w7)?\.onnx", ".onnx", line))
     head, _, runs = shape.partition(" crops: ")
     if head != "verifier, N":
         return shape

@@ -33,5 +33,6 @@ def copy_view_verifiers(info: dict[str, Any], folder: Path) -> None:
     for view in info.get("second_views", []):
         if len(view) == 3:
             shutil.copy(MODEL_DIR / view[2], folder / view[2])
-    for copy in info.get(INT8_KEY, {}).values():
-        shutil.copy(MODEL_DIR / copy, folder / copy)
+    for copies in info.get(INT8_KEY, {}).values():
+        for copy in [copies] if isinstance(copies, str) else copies:
+            shutil.copy(MODEL_DIR / copy, folder / copy)

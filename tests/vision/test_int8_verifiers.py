@@ -28,14 +28,17 @@ pytest.importorskip("onnxruntime")
 
 SHIPPED = json.loads(MODEL_INFO.read_text(encoding="utf-8"))
 OWN = SHIPPED["verifier_model"]  # the recognizer's own verifier, the first to look
+SHIPPED_COPIES = sorted(copy for copies in SHIPPED[INT8_KEY].values() for copy in copies)
 
 
 def test_the_shipped_settings_name_an_int8_copy_of_every_verifier() -> None:
     named = [SHIPPED["verifier_model"], *(v[2] for v in SHIPPED["second_views"] if len(v) == 3)]
-    assert SHIPPED[INT8_KEY] == {name: int8_name(name) for name in named}
+    assert SHIPPED[INT8_KEY] == {name: [int8_name(name), int8_name(name, 7)]
+                                 for name in named}
     assert int8_name("index_verifier.onnx") == "index_verifier_int8.onnx"
+    assert int8_name("index_verifier.onnx", 7) == "index_verifier_int8w7.onnx"
     float_size = (MODEL_DIR / "index_verifier.onnx").stat().st_size
-    for copy in SHIPPED[INT8_KEY].values():
+    for copy in SHIPPED_COPIES:
         # An int8 copy holds a quarter of the float file's weight bytes, and some more.
         assert (MODEL_DIR / copy).stat().st_size < 0.4 * float_size
 
@@ -67,13 +70,18 @@ def _cpu_runs_exactly(copy: str) -> bool:
     return _moved(as_run, _run_as_written(MODEL_DIR / copy, crops)) <= 0.1
 
 
-def test_onnxruntime_runs_the_int8_copies_where_this_cpu_runs_them_exactly() -> None:
+def test_onnxruntime_runs_the_first_int8_copy_this_cpu_runs_exactly() -> None:
     on_onnxruntime = Recognizer(runtime="onnxruntime")
-    exact = _cpu_runs_exactly(int8_name(OWN))
-    assert on_onnxruntime.verifier_id == model_id(
-        MODEL_DIR / (int8_name(OWN) if exact else OWN))
-    assert (int8_name(OWN) in on_onnxruntime.verifier_files) == exact
-    assert any(int8_name(OWN) in line for line in on_onnxruntime.int8_refused) != exact
+    exact8, exact7 = _cpu_runs_exactly(int8_name(OWN)), _cpu_runs_exactly(int8_name(OWN, 7))
+    running = int8_name(OWN) if exact8 else int8_name(OWN, 7) if exact7 else OWN
+    exact = running != OWN
+    assert on_onnxruntime.verifier_id == model_id(MODEL_DIR / running)
+    assert running in on_onnxruntime.verifier_files
+    refused = on_onnxruntime.int8_refused
+    assert any(line.startswith(int8_name(OWN) + ":") for line in refused) != exact8
+    if not exact8:
+        assert any(line.startswith(int8_name(OWN) + ":")
+                   and line.endswith(f"{int8_name(OWN, 7)} is tried") for line in refused)
     on_opencv = Recognizer(runtime="opencv")
     assert on_opencv.verifier_id == model_id(MODEL_DIR / OWN)
     # An enrolled deck fits the file that runs, so the two runtimes tell their decks apart
@@ -107,14 +115,14 @@ def _verifier_crops() -> np.ndarray:
     return np.concatenate(batches)
 
 
-@pytest.mark.parametrize("name", sorted(SHIPPED[INT8_KEY]))
-def test_an_int8_copy_reads_crops_as_its_float_file_does(name: str) -> None:
+@pytest.mark.parametrize(("name", "copy"), [(name, copy) for name in sorted(SHIPPED[INT8_KEY])
+                                            for copy in SHIPPED[INT8_KEY][name]])
+def test_an_int8_copy_reads_crops_as_its_float_file_does(name: str, copy: str) -> None:
     crops = _verifier_crops()
     assert crops.shape[0] >= 100
     float_net = Network(MODEL_DIR / name, "onnxruntime")
     # The copy's own arithmetic, as a CPU that runs it exactly computes it.
-    exact, quantized = float_net.run(crops), _run_as_written(
-        MODEL_DIR / SHIPPED[INT8_KEY][name], crops)
+    exact, quantized = float_net.run(crops), _run_as_written(MODEL_DIR / copy, crops)
     for head in ("rank", "suit"):
         assert np.array_equal(exact[head].argmax(axis=1), quantized[head].argmax(axis=1))
         # On these crops the copies move no probability by more than 0.075 (a suit, on a
@@ -129,6 +137,11 @@ def test_an_int8_copy_reads_crops_as_its_float_file_does(name: str) -> None:
 @pytest.mark.parametrize(("setting", "message"), [
     (["index_verifier_int8.onnx"], "must map network files to their int8 copies"),
     ({"index_verifier.onnx": 8}, "must map network files to their int8 copies"),
+    ({"index_verifier.onnx": []}, "must map network files to their int8 copies"),
+    ({"index_verifier.onnx": ["index_verifier_int8.onnx", 7]},
+     "must map network files to their int8 copies"),
+    ({"index_verifier.onnx": ["index_verifier_int8.onnx", "gone_int8w7.onnx"]},
+     "gone_int8w7.onnx .named in int8_verifiers. not found"),
     ({"index_verifier.onnx": "gone_int8.onnx"},
      "gone_int8.onnx .named in int8_verifiers. not found: make it with"),
 ])
@@ -159,10 +172,50 @@ def test_a_file_run_exactly_is_kept_and_the_probe_crops_look_like_corners() -> N
 
     # A float file "as a copy": optimized or not, onnxruntime computes the same numbers.
     assert int8_drift(MODEL_DIR / OWN) < 1e-3
-    assert exact_copies({OWN: OWN}, MODEL_DIR) == ({OWN: OWN}, [])
+    assert exact_copies({OWN: [OWN]}, MODEL_DIR) == ({OWN: OWN}, [])
     # The probe is 39 drawn corners the float verifier reads as indices, mostly surely.
     probe = probe_crops()
     assert probe.shape == (39, 3, 36, 24)
     rank_p = softmax(Network(MODEL_DIR / OWN, "onnxruntime").run(probe)["rank"])
     assert float(np.mean(rank_p.max(axis=1) > 0.6)) > 0.5
 
+
+
+def test_a_copy_this_cpu_does_not_run_exactly_is_passed_over_for_the_next(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision import quantized
+
+    drifts = {"a_int8.onnx": 0.9, "a_int8w7.onnx": 0.01, "b_int8.onnx": 0.5,
+              "b_int8w7.onnx": 0.4}
+    monkeypatch.setattr(quantized, "int8_drift", lambda path: drifts[path.name])
+    kept, refused = quantized.exact_copies(
+        {"a.onnx": ["a_int8.onnx", "a_int8w7.onnx"], "b.onnx": ["b_int8.onnx", "b_int8w7.onnx"]},
+        tmp_path)
+    assert kept == {"a.onnx": "a_int8w7.onnx"}
+    assert refused == [
+        "a_int8.onnx: this CPU's int8 arithmetic moves its probabilities by up to 0.90 "
+        "(its int8 sums are not exact); a_int8w7.onnx is tried",
+        "b_int8.onnx: this CPU's int8 arithmetic moves its probabilities by up to 0.50 "
+        "(its int8 sums are not exact); b_int8w7.onnx is tried",
+        "b_int8w7.onnx: this CPU's int8 arithmetic moves its probabilities by up to 0.40 "
+        "(its int8 sums are not exact); b.onnx runs instead"]
+
+
+def test_the_check_is_worked_out_again_only_for_a_changed_file(tmp_path: Path) -> None:
+    import os
+
+    from vision.quantized import _drift_of, int8_drift
+
+    copy = tmp_path / "copy_int8.onnx"
+    copy.write_bytes((MODEL_DIR / int8_name(OWN)).read_bytes())
+    before = _drift_of.cache_info().misses
+    first = int8_drift(copy)
+    assert int8_drift(copy) == first
+    assert _drift_of.cache_info().misses == before + 1
+    # The float file written in its place (and stamped later): worked out anew, and a
+    # float file's "int8 run" is its own arithmetic, so nothing moves.
+    copy.write_bytes((MODEL_DIR / OWN).read_bytes())
+    stamp = copy.stat().st_mtime_ns + 10**9
+    os.utime(copy, ns=(stamp, stamp))
+    assert int8_drift(copy) < 1e-3
+    assert _drift_of.cache_info().misses == before + 2
