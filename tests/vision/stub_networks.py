@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from foundation.cards import RANKS, SUITS
-from vision.features import cut_all
+from vision.features import FEATURE_SIZE, cut_all
 from vision.recognizer import Recognizer
 
 Reading = tuple[np.ndarray, np.ndarray]
@@ -42,7 +42,7 @@ def read_with_stub_networks(monkeypatch: pytest.MonkeyPatch, recognizer: Recogni
     frame = stub_frame()
     first_cut = cut_all(frame, RANK_AT, SUIT_AT)
     monkeypatch.setattr(module, "candidate_features", lambda frame, look, pairs=None: (
-        np.zeros((1, module.FEATURE_SIZE), np.float32), RANK_AT, SUIT_AT, first_cut))
+        np.zeros((1, FEATURE_SIZE), np.float32), RANK_AT, SUIT_AT, first_cut))
     monkeypatch.setattr(recognizer, "classify", lambda features: (mlp[0].copy(), mlp[1].copy()))
     given: list[np.ndarray] = []
     answers = iter(verifier_readings)

@@ -27,6 +27,7 @@ from vision.faint_glyphs import (
     merged_pairs,
     pairs_beside_reads,
 )
+from vision.features import FEATURE_SIZE
 from vision.reads import UNKNOWN_CARD, _Read
 from vision.recognizer import Recognizer
 
@@ -238,7 +239,7 @@ def _pairs_read(monkeypatch: pytest.MonkeyPatch, recognizer: Recognizer,
         assert pairs is not None
         given.append(pairs)
         empty = np.zeros((0, 2), np.float32)
-        return np.zeros((0, module.FEATURE_SIZE), np.float32), empty, empty, np.zeros(0)
+        return np.zeros((0, FEATURE_SIZE), np.float32), empty, empty, np.zeros(0)
 
     monkeypatch.setattr(module, "candidate_features", no_index)
     assert recognizer.read_candidates(frame) == []

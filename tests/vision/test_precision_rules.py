@@ -12,6 +12,7 @@ from foundation.cards import RANKS, SUITS
 from tests.vision.model_copies import model_copy
 from vision.combine import disagree
 from vision.detection import Detection
+from vision.features import FEATURE_SIZE
 from vision.pip_colour import PIP_COLS, PIP_ROWS, RANK_COLS, RANK_ROWS
 from vision.reads import (
     CORNERS_DISAGREE,
@@ -149,7 +150,7 @@ def _candidate_reads(monkeypatch: pytest.MonkeyPatch, recognizer: Recognizer,
 
     crops = _black_index()
     monkeypatch.setattr(module, "candidate_features", lambda frame, look, pairs=None: (
-        np.zeros((1, module.FEATURE_SIZE), np.float32), np.array([[50.0, 40.0]]),
+        np.zeros((1, FEATURE_SIZE), np.float32), np.array([[50.0, 40.0]]),
         np.array([[50.0, 55.0]]), crops))
     monkeypatch.setattr(recognizer, "classify",
                         lambda features: (mlp[0].copy(), mlp[1].copy()))
