@@ -3,12 +3,12 @@
 `tools/quantize_verifiers.py` quantizes each verifier (weights int8 per output
 channel, activations uint8, ranges measured on the crops the recognizer gives
 the verifiers in scenes of the training decks) into `<name>_int8.onnx` beside
-it, and into `<name>_int8w7.onnx` with 7-bit weights, and names the copies in the
-settings, in the order they are tried: `"int8_verifiers": {"index_verifier.onnx":
-["index_verifier_int8.onnx", "index_verifier_int8w7.onnx"], ...}` (one file name
-alone names one copy). Where onnxruntime runs the networks, the recognizer runs
-the copies: they read as the float files do on the choosing sets and take about
-half their time (docs/vision-measurements.md, "int8 verifiers").
+it (`--weight-bits 8 7`: and into `<name>_int8w7.onnx` with 7-bit weights), and
+names the copies in the settings: `"int8_verifiers": {"index_verifier.onnx":
+"index_verifier_int8.onnx", ...}`, or a list of copies, in the order they are
+tried. Where onnxruntime runs the networks, the recognizer runs the copies: they
+read as the float files do on the choosing sets and take about half their time
+where the CPU has VNNI (docs/vision-measurements.md, "int8 verifiers").
 
 OpenCV's dnn module always runs the float files: it does not load the QDQ
 layout, its own int8 arithmetic (on the QOperator layout) gave other numbers
@@ -17,8 +17,8 @@ files give the same numbers on both. Take the key out of the
 settings to run the float files on onnxruntime too.
 
 Not every CPU runs the copies exactly: where its 8-bit dot products saturate (x86-64
-with AVX2 but no VNNI) the 8-bit copies read far worse than the float files; the
-7-bit ones, whose sums cannot overflow there, do not. So the recognizer checks each
+with AVX2 but no VNNI) the 8-bit copies read far worse than the float files; 7-bit
+ones, whose sums cannot overflow there, do not (and are no faster there). So the recognizer checks each
 copy when it loads (`exact_copies`) on drawn corner crops, against the copy's own
 arithmetic worked in float, runs the first copy that agrees, and the float file
 where none does.
@@ -39,7 +39,7 @@ from vision.networks import softmax, unreadable
 INT8_KEY = "int8_verifiers"
 
 
-WEIGHT_BITS = (8, 7)  # the copies made of each verifier, in the order they are tried
+WEIGHT_BITS = (8, 7)  # the weight widths a copy may have
 
 
 def int8_name(name: str, weight_bits: int = 8) -> str:

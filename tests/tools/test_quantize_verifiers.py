@@ -30,9 +30,8 @@ def _float_model(folder: Path) -> Path:
     """The shipped networks copied to `folder` with the int8 copies taken out."""
     path = model_copy(folder)
     info = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-    for copies in info.pop(INT8_KEY).values():
-        for copy in copies:
-            (folder / copy).unlink()
+    for copy in info.pop(INT8_KEY).values():
+        (folder / copy).unlink()
     path.with_suffix(".json").write_text(json.dumps(info), encoding="utf-8")
     return path
 
@@ -40,19 +39,19 @@ def _float_model(folder: Path) -> Path:
 def test_it_quantizes_every_verifier_and_names_the_copies(tmp_path: Path) -> None:
     path = _float_model(tmp_path)
     assert _tool().main(["--model", str(path), "--decks", "classic_duplex", "--scenes", "2",
-                         "--seed", "3", "--weight-bits", "8"]) == 0
+                         "--seed", "3"]) == 0
     info = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-    assert info[INT8_KEY] == {"index_verifier.onnx": ["index_verifier_int8.onnx"],
-                              "index_verifier_fonts98.onnx": ["index_verifier_fonts98_int8.onnx"]}
-    assert info["int8_calibration"] == {"decks": ["classic_duplex"], "scenes": 2, "seed": 3,
-                                        "weight_bits": [8]}
+    # One copy each, named alone, as the shipped settings name theirs.
+    assert info[INT8_KEY] == {"index_verifier.onnx": "index_verifier_int8.onnx",
+                              "index_verifier_fonts98.onnx": "index_verifier_fonts98_int8.onnx"}
+    assert info["int8_calibration"] == {"decks": ["classic_duplex"], "scenes": 2, "seed": 3}
     float_size = (tmp_path / "index_verifier.onnx").stat().st_size
-    for (copy,) in info[INT8_KEY].values():
+    for copy in info[INT8_KEY].values():
         assert (tmp_path / copy).stat().st_size < 0.4 * float_size
     recognizer = Recognizer(path, runtime="onnxruntime")
     own = info["verifier_model"]
     # Each copy runs unless this CPU's int8 arithmetic is not exact (then it is named).
-    (copy,) = info[INT8_KEY][own]
+    copy = info[INT8_KEY][own]
     running = own if any(line.startswith(copy) for line in recognizer.int8_refused) else copy
     assert recognizer.verifier_id == model_id(tmp_path / running)
     assert len(recognizer.int8_copies) + len(recognizer.int8_refused) == 2
@@ -60,17 +59,17 @@ def test_it_quantizes_every_verifier_and_names_the_copies(tmp_path: Path) -> Non
 
 def test_7_bit_copies_fit_a_16_bit_sum_and_run_on_this_cpu(tmp_path: Path) -> None:
     """A processor with AVX2 but no VNNI adds pairs of uint8 x int8 products in 16 bits:
-    255 * 127 * 2 overflows 32,767, 255 * 64 * 2 does not. With --weight-bits 7 every
-    weight lies within -64..64, and the recognizer's check finds the copies exact here
-    (whichever kind of x86-64 or ARM processor this is)."""
+    255 * 127 * 2 overflows 32,767, 255 * 64 * 2 does not. With 7-bit weights every
+    weight lies within -64..64, and the recognizer's check finds the copy it runs exact
+    here (whichever kind of x86-64 or ARM processor this is)."""
     import onnx
     from onnx import numpy_helper
 
     path = _float_model(tmp_path)
     assert _tool().main(["--model", str(path), "--decks", "classic_duplex", "--scenes", "2",
-                         "--seed", "3"]) == 0
+                         "--seed", "3", "--weight-bits", "8", "7"]) == 0
     info = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-    # By default both widths, the 8-bit copy tried first.
+    # Both widths, the 8-bit copy tried first.
     assert info["int8_calibration"]["weight_bits"] == [8, 7]
     assert info[INT8_KEY]["index_verifier.onnx"] == ["index_verifier_int8.onnx",
                                                      "index_verifier_int8w7.onnx"]

@@ -58,7 +58,7 @@ def test_a_recognizer_with_a_damaged_verifier_is_refused(tmp_path: Path, runtime
 @needs_onnxruntime
 def test_a_damaged_int8_copy_is_refused_before_it_is_checked(tmp_path: Path) -> None:
     path = model_copy(tmp_path)
-    copy = SHIPPED[INT8_KEY][SHIPPED["verifier_model"]][0]
+    copy = SHIPPED[INT8_KEY][SHIPPED["verifier_model"]]
     _cut_short(tmp_path / copy)
     with pytest.raises(ModelError, match=f"{copy} in .* is not a network"):
         Recognizer(path, runtime="onnxruntime")
