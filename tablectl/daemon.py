@@ -281,7 +281,7 @@ class Daemon:
         if self.config.camera is None:
             return
         # The camera pulls in OpenCV: imported only for a table that has one.
-        from tablectl.camera_feed import start_camera
+        from tablectl.camera_start import start_camera
 
         assert self.service is not None
         try:

@@ -18,10 +18,10 @@ settings to run the float files on onnxruntime too.
 
 Not every CPU runs the copies exactly: where its 8-bit dot products saturate (x86-64
 with AVX2 but no VNNI) the 8-bit copies read far worse than the float files; 7-bit
-ones, whose sums cannot overflow there, do not (and are no faster there). So the recognizer checks each
-copy when it loads (`exact_copies`) on drawn corner crops, against the copy's own
-arithmetic worked in float, runs the first copy that agrees, and the float file
-where none does.
+ones, whose sums cannot overflow there, do not (and are no faster there). So the
+recognizer checks each copy when it loads (`exact_copies`) on drawn corner crops,
+against the copy's own arithmetic worked in float, runs the first copy that agrees,
+and the float file where none does.
 """
 
 from __future__ import annotations

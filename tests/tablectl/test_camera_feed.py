@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 from hwsim.camera.felt import Felt, FeltCamera
 
-from tablectl.camera_feed import CameraFeed, fusion_poster, start_camera
+from tablectl.camera_feed import CameraFeed
+from tablectl.camera_start import fusion_poster, start_camera
 from tablectl.fusion import CardFusion
 from tablectl.service import TableService
 from tests.tablectl.helpers import Signal, running_service
@@ -282,7 +283,7 @@ def test_start_camera_builds_the_feed_from_the_config(tmp_path: Path, service: T
 
 
 def test_a_table_without_a_camera_never_loads_opencv() -> None:
-    code = ("import sys, tablectl.fusion, tablectl.camera_feed; "
+    code = ("import sys, tablectl.fusion, tablectl.camera_feed, tablectl.camera_start; "
             "print(sorted(m for m in ('cv2', 'numpy', 'vision.recognizer', 'vision.sources') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,

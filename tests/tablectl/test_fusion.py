@@ -25,7 +25,7 @@ from hwsim.camera.felt import Felt, FeltCamera
 from journal import Journal
 from table.machine import Table
 from table.profiles import load_profile
-from tablectl.camera_feed import fusion_poster
+from tablectl.camera_start import fusion_poster
 from tablectl.fusion import CardFusion, place_of_area
 from tablectl.service import Receipt, Submission, TableService
 from vision.layout import Layout

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from tablectl.camera_feed import CameraFeed, fusion_poster
+from tablectl.camera_feed import CameraFeed
+from tablectl.camera_start import fusion_poster
 from tablectl.fusion import CardFusion
 from tablectl.house_deck_learning import shoe_places
 from tablectl.service import TableService
