@@ -60,7 +60,7 @@ def test_each_card_not_read_gets_the_first_reason_that_holds() -> None:
 def test_a_recognizer_never_sure_loses_every_card_to_doubt_or_the_finder() -> None:
     real_decks = _module("vision_real_decks")
     losses = _module("corner_losses")
-    from bench_vision import rendered_scenes
+    rendered_scenes = _module("bench_vision").rendered_scenes
 
     scenes = list(rendered_scenes(2, 5, ["classic_duplex"]))
     per_deck = real_decks.run(scenes, Recognizer(min_confidence=1.01), True, True)
@@ -99,7 +99,7 @@ def test_the_finders_losses_read_at_their_true_glyphs_are_counted_apart() -> Non
 
 
 def test_pairs_cut_at_the_true_glyphs_of_a_clean_scene_read_its_cards() -> None:
-    from bench_vision import rendered_scenes
+    rendered_scenes = _module("bench_vision").rendered_scenes
 
     _module("corner_losses")
     scene = next(iter(rendered_scenes(1, 3, ["classic_duplex"])))
