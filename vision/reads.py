@@ -140,6 +140,10 @@ INK_COLOUR = "ink colour"
 # Two reads facing opposite ways whose cards' estimated centres are this close (in
 # index scales) are the two corners of one card.
 SAME_CARD = 1.5
+# Two such reads both this sure are two cards, not one card's corners misread: a card
+# turned round in a fan puts its corner where its neighbour's other corner would lie
+# (docs/vision-measurements.md, "Two sure reads where one card's corners would lie").
+SURE_PAIR = 0.99
 # Two reads of one card code facing opposite ways this close (in index scales) are
 # its two corners. Printed, the corners lie 5 to 9.5 index scales apart, depending on
 # the design; a "10" or a blurred index measures up to a fifth smaller.
@@ -228,8 +232,9 @@ def settle_conflicts(reads: list[_Read], rule: str = "better"
     Two reads facing opposite ways, neither merged with a partner, whose cards'
     estimated centres lie within `SAME_CARD` index scales are one card's two
     corners read as two cards (a corner half hidden by the next card: a "6" read
-    as "5"). "better": where the two share a suit, the better read stays and
-    the other goes. "unknown": whatever the two read, the card is not known;
+    as "5"), unless both are read `SURE_PAIR` or surer: then they are two cards
+    (a card turned round in a fan). "better": where the two share a suit, the
+    better read stays and the other goes. "unknown": whatever the two read, the card is not known;
     the better one's place is reported as an unknown corner and neither read
     stays. Corners merged with their partner are left alone (a hand's last card
     facing the others).
@@ -244,6 +249,7 @@ def settle_conflicts(reads: list[_Read], rule: str = "better"
         rivals = [] if read.centre is not None else [
             other for other in alone
             if other is not read and _facing_apart(read, other)
+            and min(read.confidence, other.confidence) < SURE_PAIR
             and (rule == "unknown" or other.card[1] == read.card[1])
             and math.dist(card_centre(read), card_centre(other))
             < SAME_CARD * max(read.scale, other.scale)]

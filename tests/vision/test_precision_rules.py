@@ -18,6 +18,7 @@ from vision.reads import (
     CORNERS_DISAGREE,
     INK_COLOUR,
     NETWORKS_DISAGREE,
+    SURE_PAIR,
     UNKNOWN_CARD,
     UNSURE,
     _Read,
@@ -92,6 +93,25 @@ def test_corners_read_alike_are_one_card_under_either_rule() -> None:
 def test_corners_of_one_suit_read_as_two_ranks_keep_the_better_read() -> None:
     kept, unknown = settle_conflicts(merge_corners(_corners("6S", "5S")), "better")
     assert [r.card for r in kept] == ["6S"] and unknown == []
+
+
+def test_two_sure_reads_where_one_card_would_lie_are_two_cards() -> None:
+    # A card turned round in a fan of spades: its corner lies where the 6's bottom
+    # corner would. Both read surely: two cards, under either rule.
+    pair = [_read("6S", 100.0, 100.0, (0.0, 1.0), SURE_PAIR),
+            _read("5S", 160.0, 175.0, (0.0, -1.0), 0.995)]
+    for rule in ("better", "unknown"):
+        kept, unknown = settle_conflicts(merge_corners(pair), rule)
+        assert sorted(r.card for r in kept) == ["5S", "6S"] and unknown == []
+
+
+def test_one_read_under_the_sure_bar_still_settles_the_conflict() -> None:
+    pair = [_read("6S", 100.0, 100.0, (0.0, 1.0), 0.999),
+            _read("5S", 160.0, 175.0, (0.0, -1.0), SURE_PAIR - 0.01)]
+    kept, unknown = settle_conflicts(merge_corners(pair), "better")
+    assert [r.card for r in kept] == ["6S"] and unknown == []
+    kept, unknown = settle_conflicts(merge_corners(pair), "unknown")
+    assert kept == [] and [r.reason for r in unknown] == [CORNERS_DISAGREE]
 
 
 def test_corners_read_as_two_cards_become_one_unknown() -> None:
