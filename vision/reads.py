@@ -234,10 +234,10 @@ def settle_conflicts(reads: list[_Read], rule: str = "better"
     corners read as two cards (a corner half hidden by the next card: a "6" read
     as "5"), unless both are read `SURE_PAIR` or surer: then they are two cards
     (a card turned round in a fan). "better": where the two share a suit, the
-    better read stays and the other goes. "unknown": whatever the two read, the card is not known;
-    the better one's place is reported as an unknown corner and neither read
-    stays. Corners merged with their partner are left alone (a hand's last card
-    facing the others).
+    better read stays and the other goes. "unknown": whatever the two read, the
+    card is not known; the better one's place is reported as an unknown corner
+    and neither read stays. Corners merged with their partner are left alone (a
+    hand's last card facing the others).
     """
     if rule not in CONFLICT_RULES:
         raise ValueError(f"conflict rule {rule!r}: expected one of {CONFLICT_RULES}")
