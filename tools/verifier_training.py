@@ -25,7 +25,7 @@ sys.path[:0] = [str(ROOT)]
 import verifier_scene_spoiling as scene_spoiling  # noqa: E402
 
 from foundation.cards import RANKS, SUITS  # noqa: E402
-from vision.features import CROP_H, CROP_W, net_input  # noqa: E402
+from vision.features import net_input  # noqa: E402
 from vision.networks import forward_all, softmax  # noqa: E402
 from vision.onnx_writer import ConvLayer, DenseLayer, cnn_to_onnx  # noqa: E402
 
@@ -68,7 +68,7 @@ def augment(x: Any, generator: Any, shape: float = 0.0, scene: float = 0.0) -> A
     stretch = 1 + uniform(AUGMENT_STRETCH)
     turn = uniform(math.radians(AUGMENT_TURN_DEG))
     cos, sin = torch.cos(turn), torch.sin(turn)
-    aspect = CROP_H / CROP_W  # normalised coordinates: the crop is taller than wide
+    aspect = x.shape[2] / x.shape[3]  # normalised coordinates: the crop is taller than wide
     theta = torch.stack([
         torch.stack([cos * scale * stretch, -sin * scale * aspect, uniform(AUGMENT_SHIFT[0])], 1),
         torch.stack([sin * scale / aspect, cos * scale / stretch, uniform(AUGMENT_SHIFT[1])], 1),
@@ -158,7 +158,7 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
                    smoothing: float = 0.0, scene: float = 0.0) -> Probabilities:
     """The second look: a small CNN on the colour crops, trained with PyTorch (CPU).
 
-    Three 3x3 conv-ReLU-maxpool blocks (`channels`) on the 3x36x24 crop, a
+    Three 3x3 conv-ReLU-maxpool blocks (`channels`) on the colour crop (3x36x24, or a finer cut), a
     ReLU layer of `hidden_units`, a rank head (14 classes, the last "not an
     index") and a suit head. With `batch_norm` each convolution is followed by
     batch normalisation while training, folded into the convolution's weights
@@ -180,7 +180,8 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
     torch.use_deterministic_algorithms(True)
     generator = torch.Generator().manual_seed(seed)
     c1, c2, c3 = channels
-    flat = c3 * (CROP_H // 8) * (CROP_W // 8)
+    height, width = crops.shape[1:3]  # 36x24, the recognizer's crop, or a finer cut
+    flat = c3 * (height // 8) * (width // 8)
     convs = nn.ModuleList([nn.Conv2d(3, c1, 3, padding=1), nn.Conv2d(c1, c2, 3, padding=1),
                            nn.Conv2d(c2, c3, 3, padding=1)])
     norms = nn.ModuleList([nn.BatchNorm2d(c) if batch_norm else nn.Identity()
@@ -197,23 +198,25 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
         hidden = torch.relu(dense(dropout(x.flatten(1))))
         return rank_head(hidden), suit_head(hidden)
 
-    inputs = torch.from_numpy(net_input(crops))
+    def inputs_of(rows: Any) -> Any:  # converted a batch at a time: fine cuts are large
+        return torch.from_numpy(net_input(crops[rows.numpy()]))
+
     rank_t = torch.from_numpy(rank.astype(np.int64))
     suit_t = torch.from_numpy(suit.astype(np.int64))
     optimiser = torch.optim.AdamW(modules.parameters(), lr=2e-3, weight_decay=1e-4)
     batch = 256
-    steps = epochs * math.ceil(inputs.shape[0] / batch)
+    steps = epochs * math.ceil(crops.shape[0] / batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
     rank_loss = nn.CrossEntropyLoss(label_smoothing=smoothing)
     suit_loss = nn.CrossEntropyLoss(ignore_index=NO_SUIT, label_smoothing=smoothing)
     modules.train()
     for epoch in range(epochs):
-        order = torch.randperm(inputs.shape[0], generator=generator)
+        order = torch.randperm(crops.shape[0], generator=generator)
         total, count = 0.0, 0
         for start in range(0, order.numel(), batch):
             chunk = order[start:start + batch]
             with torch.no_grad():
-                x = augment(inputs[chunk], generator, shape, scene)
+                x = augment(inputs_of(chunk), generator, shape, scene)
             rank_logits, suit_logits = forward(x)
             loss = rank_loss(rank_logits, rank_t[chunk])
             if bool((suit_t[chunk] >= 0).any()):
@@ -235,10 +238,10 @@ def train_verifier(crops: np.ndarray, rank: np.ndarray, suit: np.ndarray, seed: 
         [DenseLayer(numpy_of(dense.weight).T, numpy_of(dense.bias))],
         {"rank": DenseLayer(numpy_of(rank_head.weight).T, numpy_of(rank_head.bias)),
          "suit": DenseLayer(numpy_of(suit_head.weight).T, numpy_of(suit_head.bias))},
-        (3, CROP_H, CROP_W), embedding="embedding"))
+        (3, height, width), embedding="embedding"))
     net = cv2.dnn.readNetFromONNX(str(path))
     with torch.no_grad():
-        check = inputs[:512]
+        check = inputs_of(torch.arange(min(512, crops.shape[0])))
         want_rank, want_suit = forward(check)
     outputs = forward_all(net, check.numpy())
     got_rank, got_suit = outputs["rank"], outputs["suit"]

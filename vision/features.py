@@ -172,33 +172,43 @@ def describe_crops(crops: np.ndarray) -> np.ndarray:
     return np.concatenate([hog(grey), glance], axis=1).astype(np.float32)
 
 
-_GRID_X = (np.arange(CROP_W, dtype=np.float32) - (CROP_W - 1) / 2) / CROP_W
-_GRID_Y = (np.arange(CROP_H, dtype=np.float32) - (CROP_H - 1) / 2) / CROP_H
+CropSize = tuple[int, int]  # height, width in pixels
+CROP_SIZE: CropSize = (CROP_H, CROP_W)
+
+
+def _grid(pixels: int) -> np.ndarray:
+    """Pixel centres' offsets from the crop centre, as shares of the crop's extent."""
+    return (np.arange(pixels, dtype=np.float32) - (pixels - 1) / 2) / pixels
 
 
 REMAP_PAIRS = 800  # pairs cut per cv2.remap call (a busy frame's crops go in slices)
 
 
-def cut_all(frame: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Upright crops of every candidate, stacked (n, CROP_H, CROP_W, 3), in one remap.
+def cut_all(frame: np.ndarray, first: np.ndarray, second: np.ndarray,
+            size: CropSize = CROP_SIZE) -> np.ndarray:
+    """Upright crops of every candidate, stacked (n, height, width, 3), in one remap.
 
     Crop pixel (x, y) samples the frame at midpoint + u * right + v * down, with
     u, v the pixel centre's offset from the crop centre scaled to the crop extent,
     so the pair read the other way round gives exactly this crop turned round.
+    `size` is the crop's pixels (height, width); the extent is the same at every
+    size, so a larger size cuts the same part of the frame more finely.
     """
     n = first.shape[0]
+    height, width = size
     if n == 0:
-        return np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
-    map_x, map_y = crop_maps(first, second)
+        return np.zeros((0, height, width, 3), np.uint8)
+    map_x, map_y = crop_maps(first, second, size)
     # One crop a map row: cv2.remap works faster along long rows than along many short ones.
     crops = np.concatenate([cv2.remap(frame, map_x[k:k + REMAP_PAIRS], map_y[k:k + REMAP_PAIRS],
                                       cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
                             for k in range(0, n, REMAP_PAIRS)])
-    return crops.reshape(n, CROP_H, CROP_W, 3)
+    return crops.reshape(n, height, width, 3)
 
 
-def crop_maps(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The frame x and y each crop pixel samples, one crop a row: two (n, CROP_H * CROP_W)
+def crop_maps(first: np.ndarray, second: np.ndarray, size: CropSize = CROP_SIZE
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """The frame x and y each crop pixel samples, one crop a row: two (n, height * width)
     float32 arrays."""
     n = first.shape[0]
     first = first.astype(np.float32)
@@ -206,9 +216,10 @@ def crop_maps(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.nda
     down = second - first  # length = the rank-to-suit distance
     right = np.stack([down[:, 1], -down[:, 0]], axis=1)  # so the crop is not mirrored
     middle = (first + second) / 2.0
-    across = _GRID_X * np.float32(2 * HALF_WIDTH)
-    along = _GRID_Y * np.float32(BOTTOM - TOP)
-    maps = np.empty((2, n, CROP_H, CROP_W), np.float32)
+    height, width = size
+    across = _grid(width) * np.float32(2 * HALF_WIDTH)
+    along = _grid(height) * np.float32(BOTTOM - TOP)
+    maps = np.empty((2, n, height, width), np.float32)
     for axis in range(2):
         # (middle + right * across) + down * along: the two terms are a row and a column
         # of each crop; the column is spread over its map first (numpy adds the row faster).
@@ -220,16 +231,16 @@ def crop_maps(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def net_input(crops: np.ndarray) -> np.ndarray:
-    """The verifier network's input for colour crops (n, CROP_H, CROP_W, 3): (n, 3, H, W).
+    """The verifier network's input for colour crops (n, H, W, 3): (n, 3, H, W).
 
     The three colour channels, stretched as `glance_crops` stretches the grey
     picture (from the thumbnail's darkest and lightest cells of the darkest
     channel, so paper is about 0.5 and ink -0.5 whatever the light), colour kept.
     """
-    n = crops.shape[0]
+    n, height, width = crops.shape[:3]
     if n == 0:
-        return np.zeros((0, 3, CROP_H, CROP_W), np.float32)
-    tall = crops.reshape(n * CROP_H, CROP_W, 3)
+        return np.zeros((0, 3, height, width), np.float32)
+    tall = crops.reshape(n * height, width, 3)
     darkest = cv2.min(cv2.min(tall[:, :, 0], tall[:, :, 1]), tall[:, :, 2])
     thumb = cv2.resize(darkest.astype(np.float32), (_THUMB[0], n * _THUMB[1]),
                        interpolation=cv2.INTER_AREA).reshape(n, -1)

@@ -90,6 +90,7 @@ from vision.second_look import (
     SecondLook,
     look_again,
     parse_ceiling,
+    parse_crop_sizes,
     parse_views,
     view_setting,
 )
@@ -170,6 +171,7 @@ class Recognizer:
                 info.get("second_views", [view_setting(v) for v in SECOND_VIEWS]))
             self.second_look_ceiling = parse_ceiling(
                 info.get("second_look_ceiling", VIEW_CEILING))
+            self.view_crops = parse_crop_sizes(info.get("view_crops", {}))
         except ValueError as exc:
             raise ModelError(f"{info_path.name}: {exc}") from None
         # The other verifiers the views name, by file name.
@@ -301,7 +303,7 @@ class Recognizer:
                                SecondLook(self.second_views, self.second_look_ceiling,
                                           self.verify_with,
                                           (mlp_rank, mlp_suit) if self.combine == "mean" else None,
-                                          self.classifier_weight))
+                                          self.classifier_weight, self.view_crops))
         rank = rank_p.argmax(axis=1)
         suit = suit_p.argmax(axis=1)
         confidence = rank_p.max(axis=1) * suit_p.max(axis=1)

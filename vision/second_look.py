@@ -17,14 +17,14 @@ crop.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from foundation.cards import RANKS
 from vision.combine import geometric_mean
-from vision.features import cut_all
+from vision.features import CROP_SIZE, CropSize, cut_all
 
 # A view: (turn in degrees, scale of the pair's distance; under 1 cuts nearer, the file of
 # the verifier that reads it, beside the classifier; "": the recognizer's own verifier).
@@ -54,6 +54,9 @@ class SecondLook:
     verify_with: Callable[[str, np.ndarray], Readings]
     classifier_readings: Readings | None
     classifier_weight: float
+    # A view verifier's crop (height, width) where it reads a finer cut than the
+    # recognizer's own (`view_crops` in the settings).
+    crop_sizes: Mapping[str, CropSize] = field(default_factory=dict)
 
 
 def parse_ceiling(value: object) -> float:
@@ -84,6 +87,23 @@ def parse_views(value: object) -> tuple[View, ...]:
                              "(turns of at most 45 degrees, scales 0.5 to 2)")
         views.append((degrees, scale, str(item[2]) if len(item) == 3 else ""))
     return tuple(views)
+
+
+def parse_crop_sizes(value: object) -> dict[str, CropSize]:
+    """The `view_crops` setting: {verifier file: [height, width]} for the view verifiers
+    that read a crop of other pixels than the own verifier's (the same extent)."""
+    if not isinstance(value, dict):
+        raise ValueError(f"view_crops must map verifier files to [height, width], got {value!r}")
+    sizes = {}
+    for name, size in value.items():
+        if (not isinstance(name, str) or not isinstance(size, list | tuple) or len(size) != 2
+                or not all(isinstance(v, int) and not isinstance(v, bool) for v in size)
+                or not (8 <= size[0] <= 256 and 8 <= size[1] <= 256)
+                or size[0] % 8 or size[1] % 8):
+            raise ValueError(f"view_crops: {name!r}: {size!r} is not a [height, width] of "
+                             "8 to 256 pixels each, multiples of 8")
+        sizes[name] = (int(size[0]), int(size[1]))
+    return sizes
 
 
 def view_setting(view: View) -> list[float | str]:
@@ -127,12 +147,13 @@ def look_again(frame: np.ndarray, look: np.ndarray, pairs: tuple[np.ndarray, np.
         return
     rows = look[likely]
     others = []
-    cuts: dict[tuple[float, float], np.ndarray] = {}
+    cuts: dict[tuple[float, float, CropSize], np.ndarray] = {}
     for degrees, scale, verifier in how.views:
-        if (degrees, scale) not in cuts:
+        size = how.crop_sizes.get(verifier, CROP_SIZE)
+        if (degrees, scale, size) not in cuts:
             first, second = turned_pairs(pairs[0][rows], pairs[1][rows], degrees, scale)
-            cuts[degrees, scale] = cut_all(frame, first, second)
-        v_rank, v_suit = how.verify_with(verifier, cuts[degrees, scale])
+            cuts[degrees, scale, size] = cut_all(frame, first, second, size)
+        v_rank, v_suit = how.verify_with(verifier, cuts[degrees, scale, size])
         if how.classifier_readings is not None:
             v_rank = geometric_mean(v_rank, how.classifier_readings[0][likely],
                                     how.classifier_weight)

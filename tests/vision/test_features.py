@@ -50,6 +50,25 @@ def test_the_crop_comes_out_upright_and_unmirrored() -> None:
     assert np.flatnonzero(top).mean() < np.flatnonzero(foot).mean()
 
 
+def test_a_finer_cut_spans_the_same_part_of_the_frame() -> None:
+    # A cut of twice the pixels each way covers the same extent: averaged down in twos it
+    # is the coarse cut to within about two levels a pixel, where a coarse cut moved
+    # by a pixel differs by twice that and one 5% larger by three times.
+    picture, rank, suit = _index_picture()
+    fine = cut_all(picture, rank[None], suit[None], (2 * CROP_H, 2 * CROP_W))[0]
+    assert fine.shape == (2 * CROP_H, 2 * CROP_W, 3)
+    halved = cv2.resize(fine, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA).astype(int)
+
+    def difference(first: np.ndarray, second: np.ndarray) -> float:
+        return float(np.abs(halved - cut_all(picture, first[None], second[None])[0]).mean())
+
+    middle = (rank + suit) / 2
+    assert difference(rank, suit) < 3.0
+    assert difference(rank + [1.0, 0.0], suit + [1.0, 0.0]) > 4.0
+    assert difference(middle + (rank - middle) * 1.05, middle + (suit - middle) * 1.05) > 6.0
+    assert net_input(fine[None]).shape == (1, 3, 2 * CROP_H, 2 * CROP_W)
+
+
 def test_reversed_pair_features_are_the_turned_features() -> None:
     picture, rank, suit = _index_picture()
     forward = describe_crops(cut_all(picture, rank[None], suit[None]))

@@ -158,3 +158,34 @@ def test_bad_second_views_in_the_settings_are_refused(
     with pytest.raises(ModelError, match=f"index_classifier.json: second_views.*{message}|"
                                          f"index_classifier.json: {message}"):
         Recognizer(model_copy(tmp_path, second_views=views))
+
+
+def test_a_view_verifier_of_a_finer_cut_reads_that_cut(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `view_crops` names the crop a view's verifier reads: the same pair, the same extent,
+    # at 72x48 pixels instead of 36x24.
+    path = model_copy(tmp_path, second_views=[[0.0, 1.0, "fine.onnx"]],
+                      view_crops={"fine.onnx": [72, 48]})
+    shutil.copy(tmp_path / "index_verifier.onnx", tmp_path / "fine.onnx")
+    recognizer = Recognizer(path)
+    fine_given: list[np.ndarray] = []
+
+    def fine(batch: np.ndarray) -> dict[str, np.ndarray]:
+        fine_given.append(batch.copy())
+        rank, suit = reading("QS")
+        return {"rank": np.log(rank), "suit": np.log(suit)}
+
+    monkeypatch.setattr(recognizer._view_verifiers["fine.onnx"], "run", fine)
+    reads, crops = read_with_stub_networks(monkeypatch, recognizer, CLASSIFIER_QUEEN,
+                                           [reading("QS")])
+    assert reads == [("QS", "")]
+    expected = cut_all(stub_frame(), RANK_AT, SUIT_AT, (72, 48))
+    assert len(fine_given) == 1 and fine_given[0].shape == (1, 3, 72, 48)
+    assert np.array_equal(fine_given[0], net_input(expected))
+
+
+@pytest.mark.parametrize("crops", [[72, 48], {"fine.onnx": [70, 48]}, {"fine.onnx": [72]},
+                                   {"fine.onnx": [512, 48]}, {"fine.onnx": [72.0, 48]}])
+def test_bad_view_crops_in_the_settings_are_refused(tmp_path: Path, crops: object) -> None:
+    with pytest.raises(ModelError, match="index_classifier.json: view_crops"):
+        Recognizer(model_copy(tmp_path, view_crops=crops))
