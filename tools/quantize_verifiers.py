@@ -17,7 +17,8 @@ The activation ranges are measured on the crops the recognizer itself gives the
 verifiers: scenes of the real training decks (`hwsim.camera.artwork.
 TRAINING_DECKS`; held-out designs are refused), every pair the classifier
 sends to the verifier, cut as the first look cuts it and as each second view
-does. Same model, decks, scenes and seed: same files.
+does (at the verifier's own crop size, where `view_crops` names a finer one).
+Same model, decks, scenes and seed: same files.
 
 Needs the `onnx` package (`pip install 'tablectl[train]'`); never needed at run time.
 """
@@ -39,7 +40,7 @@ from hwsim.camera.artwork import HELD_OUT_DECKS, TRAINING_DECKS  # noqa: E402
 from hwsim.camera.dataset import generate_scenes  # noqa: E402
 from hwsim.camera.designs import HELD_OUT_DESIGNS  # noqa: E402
 
-from vision.features import cut_all, net_input  # noqa: E402
+from vision.features import CROP_SIZE, CropSize, cut_all, net_input  # noqa: E402
 from vision.quantized import INT8_KEY, WEIGHT_BITS, int8_name  # noqa: E402
 from vision.recognizer import (  # noqa: E402
     MODEL_FILE,
@@ -55,9 +56,10 @@ SEED = 11  # not a seed the benchmarks' choosing sets use (502, 601, 801)
 
 
 def calibration_batches(recognizer: Recognizer, decks: Sequence[str], scenes: int,
-                        seed: int) -> list[np.ndarray]:
+                        seed: int, size: CropSize = CROP_SIZE) -> list[np.ndarray]:
     """The verifier inputs of `scenes` scenes of `decks`: per scene, the first cut of the
-    pairs the classifier sends on, then each second view's cut of them."""
+    pairs the classifier sends on, then each second view's cut of them (at `size`, the
+    crop of the verifier to be quantized)."""
     batches = []
     views = sorted({(degrees, scale) for degrees, scale, _ in recognizer.second_views})
     for scene in generate_scenes(scenes, seed, list(decks)):
@@ -69,10 +71,11 @@ def calibration_batches(recognizer: Recognizer, decks: Sequence[str], scenes: in
         look = np.flatnonzero(rank_p[:, NOT_INDEX] < recognizer.verify_below)
         if look.size == 0:
             continue
-        batches.append(net_input(crops[look]))
+        batches.append(net_input(crops[look] if size == CROP_SIZE else
+                                 cut_all(scene.image, rank_at[look], suit_at[look], size)))
         for degrees, scale in views:
             first, second = turned_pairs(rank_at[look], suit_at[look], degrees, scale)
-            batches.append(net_input(cut_all(scene.image, first, second)))
+            batches.append(net_input(cut_all(scene.image, first, second, size)))
     return batches
 
 
@@ -140,17 +143,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not info.get("verifier_model"):
         parser.error(f"{info_path.name} names no verifier: nothing to quantize")
     names = [info["verifier_model"], *sorted({v[2] for v in recognizer.second_views if v[2]})]
-    try:
-        batches = calibration_batches(recognizer, args.decks, args.scenes, args.seed)
-    except (KeyError, ValueError) as exc:  # a design the renderer does not know
-        parser.error(f"cannot render the calibration scenes: {exc}")
-    if not batches:
-        parser.error("the scenes gave no crops to calibrate on")
-    print(f"{sum(b.shape[0] for b in batches)} crops of {args.scenes} scenes "
-          f"(seed {args.seed}) of {', '.join(args.decks)}")
+    batches_of: dict[CropSize, list[np.ndarray]] = {}
+    for size in sorted({recognizer.view_crops.get(name, CROP_SIZE) for name in names}):
+        try:
+            batches_of[size] = calibration_batches(recognizer, args.decks, args.scenes,
+                                                   args.seed, size)
+        except (KeyError, ValueError) as exc:  # a design the renderer does not know
+            parser.error(f"cannot render the calibration scenes: {exc}")
+        if not batches_of[size]:
+            parser.error("the scenes gave no crops to calibrate on")
+        print(f"{sum(b.shape[0] for b in batches_of[size])} crops ({size[0]}x{size[1]}) of "
+              f"{args.scenes} scenes (seed {args.seed}) of {', '.join(args.decks)}")
     folder = args.model.parent
     int8_files: dict[str, str | list[str]] = {}
     for name in names:
+        batches = batches_of[recognizer.view_crops.get(name, CROP_SIZE)]
         copies = [int8_name(name, bits) for bits in args.weight_bits]
         for bits, copy in zip(args.weight_bits, copies, strict=True):
             quantize(folder / name, folder / copy, batches, bits)

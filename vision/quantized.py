@@ -33,7 +33,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.features import cut_all, net_input
+from vision.features import CROP_SIZE, CropSize, cut_all, net_input
 from vision.networks import softmax, unreadable
 
 INT8_KEY = "int8_verifiers"
@@ -86,10 +86,11 @@ _PROBE_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"
 
 
 @functools.cache
-def probe_crops() -> np.ndarray:
+def probe_crops(crop: CropSize = CROP_SIZE) -> np.ndarray:
     """Verifier inputs of corner-like pairs: each rank drawn on a white card over felt at
     three sizes, in red or black, over a round, pointed or diamond pip, cut as the first
-    look cuts a pair. Drawn here, so the check needs no file and no artwork."""
+    look cuts a pair (at `crop`, the verifier's crop size). Drawn here, so the check needs no
+    file and no artwork."""
     image = np.full((720, 1280, 3), (40, 110, 30), np.uint8)
     ranks, pips = [], []
     for k, rank in enumerate(_PROBE_RANKS):
@@ -111,7 +112,8 @@ def probe_crops() -> np.ndarray:
                 cv2.fillPoly(image, [np.array(corners, np.int32)], ink, cv2.LINE_AA)
             ranks.append((x + 4 + 10 * size, y + 18 * size))
             pips.append((cx, cy))
-    return net_input(cut_all(image, np.array(ranks, np.float32), np.array(pips, np.float32)))
+    return net_input(cut_all(image, np.array(ranks, np.float32), np.array(pips, np.float32),
+                             crop))
 
 
 def int8_drift(copy: Path) -> float:
@@ -141,7 +143,9 @@ def _drift_of(copy: Path, size: int, changed_ns: int) -> float:
 
     levels = onnxruntime.GraphOptimizationLevel
     as_run, as_written = session(levels.ORT_ENABLE_ALL), session(levels.ORT_DISABLE_ALL)
-    feed = {as_run.get_inputs()[0].name: probe_crops()}
+    given = as_run.get_inputs()[0]
+    height, width = given.shape[2:]  # the verifier's crop: 36x24, or a finer cut
+    feed = {given.name: probe_crops((int(height), int(width)))}
     names = [o.name for o in as_run.get_outputs() if o.name != "embedding"]
     run, written = as_run.run(names, feed), as_written.run(names, feed)
     return max(float(np.abs(softmax(a) - softmax(b)).max())

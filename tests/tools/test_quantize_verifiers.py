@@ -57,6 +57,26 @@ def test_it_quantizes_every_verifier_and_names_the_copies(tmp_path: Path) -> Non
     assert len(recognizer.int8_copies) + len(recognizer.int8_refused) == 2
 
 
+def test_a_view_verifier_of_a_finer_cut_is_calibrated_on_cuts_of_its_size(
+        tmp_path: Path) -> None:
+    from tests.vision.model_copies import write_fine_verifier
+
+    path = _float_model(tmp_path)
+    info = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    info["second_views"].append([0.0, 1.0, "fine.onnx"])
+    info["view_crops"] = {"fine.onnx": [72, 48]}
+    path.with_suffix(".json").write_text(json.dumps(info), encoding="utf-8")
+    write_fine_verifier(tmp_path / "fine.onnx")
+    assert _tool().main(["--model", str(path), "--decks", "classic_duplex", "--scenes", "2",
+                         "--seed", "3"]) == 0
+    info = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    assert info[INT8_KEY]["fine.onnx"] == "fine_int8.onnx"
+    recognizer = Recognizer(path, runtime="onnxruntime")
+    # The copy reads 72x48 crops (were it calibrated on 36x24 ones, quantizing would fail).
+    assert "fine.onnx" in recognizer.int8_copies or any(
+        line.startswith("fine_int8.onnx") for line in recognizer.int8_refused)
+
+
 def test_7_bit_copies_fit_a_16_bit_sum_and_run_on_this_cpu(tmp_path: Path) -> None:
     """A processor with AVX2 but no VNNI adds pairs of uint8 x int8 products in 16 bits:
     255 * 127 * 2 overflows 32,767, 255 * 64 * 2 does not. With 7-bit weights every

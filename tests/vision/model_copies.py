@@ -36,3 +36,23 @@ def copy_view_verifiers(info: dict[str, Any], folder: Path) -> None:
     for copies in info.get(INT8_KEY, {}).values():
         for copy in [copies] if isinstance(copies, str) else copies:
             shutil.copy(MODEL_DIR / copy, folder / copy)
+
+
+def write_fine_verifier(path: Path, height: int = 72, width: int = 48) -> None:
+    """A small verifier-shaped network of random weights reading `height` x `width`
+    crops (three conv-pool blocks of 4 channels, 8 units, the rank and suit heads)."""
+    import numpy as np
+
+    from vision.onnx_writer import ConvLayer, DenseLayer, cnn_to_onnx
+
+    rng = np.random.default_rng(5)
+
+    def dense(inputs: int, outputs: int) -> DenseLayer:
+        return DenseLayer(rng.normal(0, 0.1, (inputs, outputs)).astype(np.float32),
+                          np.zeros(outputs, np.float32))
+
+    convs = [ConvLayer(rng.normal(0, 0.3, (4, c, 3, 3)).astype(np.float32),
+                       np.zeros(4, np.float32)) for c in (3, 4, 4)]
+    path.write_bytes(cnn_to_onnx(convs, [dense(4 * (height // 8) * (width // 8), 8)],
+                                 {"rank": dense(8, 14), "suit": dense(8, 4)},
+                                 (3, height, width), embedding="embedding"))

@@ -177,6 +177,18 @@ def test_a_file_run_exactly_is_kept_and_the_probe_crops_look_like_corners() -> N
 
 
 
+def test_a_verifier_of_a_finer_cut_is_checked_on_probe_crops_of_its_size(
+        tmp_path: Path) -> None:
+    from tests.vision.model_copies import write_fine_verifier
+    from vision.quantized import int8_drift, probe_crops
+
+    fine = tmp_path / "fine.onnx"
+    write_fine_verifier(fine)
+    assert probe_crops((72, 48)).shape == (39, 3, 72, 48)
+    # Fed crops of its own size, a float file's two runs agree.
+    assert int8_drift(fine) < 1e-3
+
+
 def test_a_copy_this_cpu_does_not_run_exactly_is_passed_over_for_the_next(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from vision import quantized
