@@ -91,6 +91,7 @@ from vision.second_look import (
     look_again,
     parse_ceiling,
     parse_crop_sizes,
+    parse_gates,
     parse_views,
     view_setting,
 )
@@ -172,6 +173,7 @@ class Recognizer:
             self.second_look_ceiling = parse_ceiling(
                 info.get("second_look_ceiling", VIEW_CEILING))
             self.view_crops = parse_crop_sizes(info.get("view_crops", {}))
+            self.view_gates = parse_gates(info.get("view_gates", {}), self.second_views)
         except ValueError as exc:
             raise ModelError(f"{info_path.name}: {exc}") from None
         # The other verifiers the views name, by file name.
@@ -303,7 +305,8 @@ class Recognizer:
                                SecondLook(self.second_views, self.second_look_ceiling,
                                           self.verify_with,
                                           (mlp_rank, mlp_suit) if self.combine == "mean" else None,
-                                          self.classifier_weight, self.view_crops))
+                                          self.classifier_weight, self.view_crops,
+                                          self.view_gates))
         rank = rank_p.argmax(axis=1)
         suit = suit_p.argmax(axis=1)
         confidence = rank_p.max(axis=1) * suit_p.max(axis=1)

@@ -11,7 +11,8 @@ adds its reading of the turned cut (see "Second look" in docs/vision.md for
 what each gained and cost). Only the pairs read with some confidence
 (`VIEW_FLOOR`), and where the settings say so only those not already all but
 certain (`VIEW_CEILING`), get the second look: a verifier costs about 0.15 ms a
-crop.
+crop. A dearer verifier's views can be gated (`view_gates`): they read only the
+pairs the views before them left in doubt.
 """
 
 from __future__ import annotations
@@ -57,6 +58,9 @@ class SecondLook:
     # A view verifier's crop (height, width) where it reads a finer cut than the
     # recognizer's own (`view_crops` in the settings).
     crop_sizes: Mapping[str, CropSize] = field(default_factory=dict)
+    # A view verifier's gate (`view_gates`): its views read only the pairs whose reading
+    # so far (the first cut's and the views' before it, averaged) is at most this sure.
+    gates: Mapping[str, float] = field(default_factory=dict)
 
 
 def parse_ceiling(value: object) -> float:
@@ -106,6 +110,25 @@ def parse_crop_sizes(value: object) -> dict[str, CropSize]:
     return sizes
 
 
+def parse_gates(value: object, views: Sequence[View]) -> dict[str, float]:
+    """The `view_gates` setting: {verifier file: the confidence (rank x suit, from
+    `VIEW_FLOOR` to 1) over which a pair's reading so far spares it that file's views},
+    for files the `views` name."""
+    if not isinstance(value, dict):
+        raise ValueError(f"view_gates must map verifier files to a confidence, got {value!r}")
+    gates = {}
+    for name, gate in value.items():
+        if (not isinstance(name, str) or isinstance(gate, bool)
+                or not isinstance(gate, int | float) or not VIEW_FLOOR <= gate <= 1.0):
+            raise ValueError(f"view_gates: {name!r}: {gate!r} is not a confidence from "
+                             f"{VIEW_FLOOR:g} to 1")
+        if name not in {view[2] for view in views if view[2]}:
+            raise ValueError(f"view_gates: {name!r} is not the verifier of any of "
+                             "second_views")
+        gates[name] = float(gate)
+    return gates
+
+
 def view_setting(view: View) -> list[float | str]:
     """A view as the settings file writes it."""
     degrees, scale, verifier = view
@@ -124,21 +147,12 @@ def turned_pairs(rank_at: np.ndarray, suit_at: np.ndarray, degrees: float, scale
     return (middle - turned).astype(np.float32), (middle + turned).astype(np.float32)
 
 
-def average_views(first: tuple[np.ndarray, np.ndarray],
-                  others: Sequence[tuple[np.ndarray, np.ndarray]]
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """The rank and suit probabilities of several views of the same pairs, averaged."""
-    views = [first, *others]
-    rank = np.mean([v[0] for v in views], axis=0)
-    suit = np.mean([v[1] for v in views], axis=0)
-    return rank, suit
-
-
 def look_again(frame: np.ndarray, look: np.ndarray, pairs: tuple[np.ndarray, np.ndarray],
                readings: Readings, how: SecondLook) -> None:
     """Average, in place, the `readings` of the likely reads among the `look` rows (read
     with a confidence from `VIEW_FLOOR` to the ceiling) with the verifiers' readings of
-    the same pairs (rank-glyph and suit-pip centres) cut in each view."""
+    the same pairs (rank-glyph and suit-pip centres) cut in each view; a gated view reads
+    only the rows its gate lets through, and each row averages the views that read it."""
     rank_p, suit_p = readings
     confidence = rank_p[look].max(axis=1) * suit_p[look].max(axis=1)
     likely = ((rank_p[look].argmax(axis=1) != NOT_INDEX) & (confidence >= VIEW_FLOOR)
@@ -146,18 +160,38 @@ def look_again(frame: np.ndarray, look: np.ndarray, pairs: tuple[np.ndarray, np.
     if not likely.any():
         return
     rows = look[likely]
-    others = []
+    rank_sum, suit_sum = rank_p[rows].copy(), suit_p[rows].copy()
+    views_read = np.ones((rows.size, 1), np.float32)
     cuts: dict[tuple[float, float, CropSize], np.ndarray] = {}
     for degrees, scale, verifier in how.views:
         size = how.crop_sizes.get(verifier, CROP_SIZE)
-        if (degrees, scale, size) not in cuts:
-            first, second = turned_pairs(pairs[0][rows], pairs[1][rows], degrees, scale)
-            cuts[degrees, scale, size] = cut_all(frame, first, second, size)
-        v_rank, v_suit = how.verify_with(verifier, cuts[degrees, scale, size])
+        gate = how.gates.get(verifier)
+        if gate is None:
+            chosen = np.arange(rows.size)
+            if (degrees, scale, size) not in cuts:
+                cuts[degrees, scale, size] = _cut(frame, pairs, rows, degrees, scale, size)
+            crops = cuts[degrees, scale, size]
+        else:
+            so_far = ((rank_sum / views_read).max(axis=1)
+                      * (suit_sum / views_read).max(axis=1))
+            chosen = np.flatnonzero(so_far <= gate)
+            if not chosen.size:
+                continue
+            crops = _cut(frame, pairs, rows[chosen], degrees, scale, size)
+        v_rank, v_suit = how.verify_with(verifier, crops)
         if how.classifier_readings is not None:
-            v_rank = geometric_mean(v_rank, how.classifier_readings[0][likely],
+            v_rank = geometric_mean(v_rank, how.classifier_readings[0][likely][chosen],
                                     how.classifier_weight)
-            v_suit = geometric_mean(v_suit, how.classifier_readings[1][likely],
+            v_suit = geometric_mean(v_suit, how.classifier_readings[1][likely][chosen],
                                     how.classifier_weight)
-        others.append((v_rank, v_suit))
-    rank_p[rows], suit_p[rows] = average_views((rank_p[rows], suit_p[rows]), others)
+        rank_sum[chosen] += v_rank
+        suit_sum[chosen] += v_suit
+        views_read[chosen] += 1.0
+    rank_p[rows], suit_p[rows] = rank_sum / views_read, suit_sum / views_read
+
+
+def _cut(frame: np.ndarray, pairs: tuple[np.ndarray, np.ndarray], rows: np.ndarray,
+         degrees: float, scale: float, size: CropSize) -> np.ndarray:
+    """The `rows` pairs cut in one view, at a verifier's crop size."""
+    first, second = turned_pairs(pairs[0][rows], pairs[1][rows], degrees, scale)
+    return cut_all(frame, first, second, size)

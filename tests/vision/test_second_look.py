@@ -32,6 +32,20 @@ def _one_view(folder: Path) -> Recognizer:
     return Recognizer(model_copy(folder, second_views=[[6.0, 0.94]]))
 
 
+def _stub_view_verifier(monkeypatch: pytest.MonkeyPatch, recognizer: Recognizer, name: str,
+                        card: str) -> list[np.ndarray]:
+    """The view verifier `name` stubbed to read `card`; the batches it is given."""
+    given: list[np.ndarray] = []
+
+    def run(batch: np.ndarray) -> dict[str, np.ndarray]:
+        given.append(batch.copy())
+        rank, suit = reading(card)
+        return {"rank": np.log(rank), "suit": np.log(suit)}  # logits of that reading
+
+    monkeypatch.setattr(recognizer._view_verifiers[name], "run", run)
+    return given
+
+
 def test_a_read_the_turned_cut_supports_stays_sure(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     recognizer = _one_view(tmp_path)
@@ -71,14 +85,7 @@ def test_a_second_verifier_reads_the_same_turned_cut(
     path = model_copy(tmp_path, second_views=[[6.0, 0.94], [6.0, 0.94, "other.onnx"]])
     shutil.copy(tmp_path / "index_verifier.onnx", tmp_path / "other.onnx")
     recognizer = Recognizer(path)
-    other_given: list[np.ndarray] = []
-
-    def other(batch: np.ndarray) -> dict[str, np.ndarray]:
-        other_given.append(batch.copy())
-        rank, suit = reading("TS")
-        return {"rank": np.log(rank), "suit": np.log(suit)}  # logits of that reading
-
-    monkeypatch.setattr(recognizer._view_verifiers["other.onnx"], "run", other)
+    other_given = _stub_view_verifier(monkeypatch, recognizer, "other.onnx", "TS")
     # The own verifier reads QS on both cuts, the other one TS: the queen's average is
     # (0.84 + 0.84 + 0.14) / 3 = 0.61, times 0.84 for spades: unsure.
     reads, crops = read_with_stub_networks(monkeypatch, recognizer, CLASSIFIER_QUEEN,
@@ -168,20 +175,52 @@ def test_a_view_verifier_of_a_finer_cut_reads_that_cut(
                       view_crops={"fine.onnx": [72, 48]})
     shutil.copy(tmp_path / "index_verifier.onnx", tmp_path / "fine.onnx")
     recognizer = Recognizer(path)
-    fine_given: list[np.ndarray] = []
-
-    def fine(batch: np.ndarray) -> dict[str, np.ndarray]:
-        fine_given.append(batch.copy())
-        rank, suit = reading("QS")
-        return {"rank": np.log(rank), "suit": np.log(suit)}
-
-    monkeypatch.setattr(recognizer._view_verifiers["fine.onnx"], "run", fine)
+    fine_given = _stub_view_verifier(monkeypatch, recognizer, "fine.onnx", "QS")
     reads, crops = read_with_stub_networks(monkeypatch, recognizer, CLASSIFIER_QUEEN,
                                            [reading("QS")])
     assert reads == [("QS", "")]
     expected = cut_all(stub_frame(), RANK_AT, SUIT_AT, (72, 48))
     assert len(fine_given) == 1 and fine_given[0].shape == (1, 3, 72, 48)
     assert np.array_equal(fine_given[0], net_input(expected))
+
+
+@pytest.mark.parametrize(("gate", "fine_reads", "expected"), [
+    # The first cut and the turned cut read QS with the classifier: 0.842 for the queen
+    # and for spades (see above), 0.709 so far. Under a gate of 0.75 the fine view reads
+    # the pair, TS, and the queen falls to (0.842 + 0.842 + 0.14) / 3 = 0.61, times 0.842
+    # for spades: unsure. Over a gate of 0.65 the pair is spared and QS stays sure.
+    (0.75, 1, (UNKNOWN_CARD, UNSURE)),
+    (0.65, 0, ("QS", "")),
+])
+def test_a_gated_view_reads_only_the_pairs_not_yet_sure_enough(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gate: float, fine_reads: int,
+        expected: tuple[str, str]) -> None:
+    path = model_copy(tmp_path, second_views=[[6.0, 0.94], [0.0, 1.0, "fine.onnx"]],
+                      view_crops={"fine.onnx": [72, 48]}, view_gates={"fine.onnx": gate})
+    shutil.copy(tmp_path / "index_verifier.onnx", tmp_path / "fine.onnx")
+    recognizer = Recognizer(path)
+    fine_given = _stub_view_verifier(monkeypatch, recognizer, "fine.onnx", "TS")
+    reads, crops = read_with_stub_networks(monkeypatch, recognizer, CLASSIFIER_QUEEN,
+                                           [reading("QS"), reading("QS")])
+    assert reads == [expected]
+    assert len(crops) == 2 and len(fine_given) == fine_reads
+
+
+@pytest.mark.parametrize(("gates", "message"), [
+    ([0.9], "must map verifier files"),
+    ({"fine.onnx": 1.5}, "is not a confidence from 0.3 to 1"),
+    ({"fine.onnx": 0.1}, "is not a confidence from 0.3 to 1"),
+    ({"fine.onnx": True}, "is not a confidence"),
+    ({"other.onnx": 0.9}, "'other.onnx' is not the verifier of any of second_views"),
+])
+def test_bad_view_gates_in_the_settings_are_refused(
+        tmp_path: Path, gates: object, message: str) -> None:
+    path = model_copy(tmp_path, second_views=[[0.0, 1.0, "fine.onnx"]],
+                      view_crops={"fine.onnx": [72, 48]}, view_gates=gates)
+    shutil.copy(tmp_path / "index_verifier.onnx", tmp_path / "fine.onnx")
+    with pytest.raises(ModelError, match=f"index_classifier.json: view_gates: .*{message}|"
+                                         f"index_classifier.json: view_gates {message}"):
+        Recognizer(path)
 
 
 @pytest.mark.parametrize("crops", [[72, 48], {"fine.onnx": [70, 48]}, {"fine.onnx": [72]},
