@@ -182,7 +182,7 @@ def load_or_render(cache: Path | None, recipe: dict[str, Any], jobs: int) -> Exa
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = training_parser(__doc__ or "", 3000, 12, ROOT / "var/fine/index_verifier_fine.onnx",
+    parser = training_parser(__doc__ or "", 3000, 6, ROOT / "var/fine/index_verifier_fine.onnx",
                              "labelled crops")
     parser.add_argument("--size", default="72x48", help="crop height x width in pixels")
     parser.add_argument("--negatives", type=float, default=4.0,

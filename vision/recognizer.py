@@ -173,7 +173,7 @@ class Recognizer:
             self.second_look_ceiling = parse_ceiling(
                 info.get("second_look_ceiling", VIEW_CEILING))
             self.view_crops = parse_crop_sizes(info.get("view_crops", {}))
-            self.view_gates = parse_gates(info.get("view_gates", {}), self.second_views)
+            self.view_gates = parse_gates(info.get("view_gates", {}))
         except ValueError as exc:
             raise ModelError(f"{info_path.name}: {exc}") from None
         # The other verifiers the views name, by file name.

@@ -18,7 +18,7 @@ pairs the views before them left in doubt.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -110,10 +110,10 @@ def parse_crop_sizes(value: object) -> dict[str, CropSize]:
     return sizes
 
 
-def parse_gates(value: object, views: Sequence[View]) -> dict[str, float]:
+def parse_gates(value: object) -> dict[str, float]:
     """The `view_gates` setting: {verifier file: the confidence (rank x suit, from
-    `VIEW_FLOOR` to 1) over which a pair's reading so far spares it that file's views},
-    for files the `views` name."""
+    `VIEW_FLOOR` to 1) over which a pair's reading so far spares it that file's views}
+    (a file no view names is gated to no effect, as with `view_crops`)."""
     if not isinstance(value, dict):
         raise ValueError(f"view_gates must map verifier files to a confidence, got {value!r}")
     gates = {}
@@ -122,9 +122,6 @@ def parse_gates(value: object, views: Sequence[View]) -> dict[str, float]:
                 or not isinstance(gate, int | float) or not VIEW_FLOOR <= gate <= 1.0):
             raise ValueError(f"view_gates: {name!r}: {gate!r} is not a confidence from "
                              f"{VIEW_FLOOR:g} to 1")
-        if name not in {view[2] for view in views if view[2]}:
-            raise ValueError(f"view_gates: {name!r} is not the verifier of any of "
-                             "second_views")
         gates[name] = float(gate)
     return gates
 

@@ -137,10 +137,10 @@ def test_on_opencv_it_says_so_and_runs_the_float_files(
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if not installed
     assert main(["vision", "check", "--frames", "1"]) == 0
     out = capsys.readouterr().out
-    # The own verifier first, then the second look's other one.
+    # The own verifier first, then the second look's others.
     assert out.startswith("networks: OpenCV's dnn module; verifiers: "
-                          "index_verifier_fonts98.onnx, index_verifier.onnx "
-                          "(onnxruntime is not installed")
+                          "index_verifier_fonts98.onnx, index_verifier.onnx, "
+                          "index_verifier_fine.onnx (onnxruntime is not installed")
     # The verifier timed on the one runtime there is.
     assert re.search(r"^verifier, 32 crops: opencv \(index_verifier_fonts98.onnx\) [\d.]+ ms$", out,
                      re.M)

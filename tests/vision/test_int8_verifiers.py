@@ -13,7 +13,7 @@ from hwsim.camera import designs as designs_module
 from hwsim.camera import render as camera
 
 from tests.vision.model_copies import model_copy
-from vision.features import net_input
+from vision.features import CROP_SIZE, CropSize, cut_all, net_input
 from vision.networks import Network, model_id, softmax
 from vision.quantized import INT8_KEY, int8_name
 from vision.recognizer import (
@@ -28,7 +28,6 @@ pytest.importorskip("onnxruntime")
 
 SHIPPED = json.loads(MODEL_INFO.read_text(encoding="utf-8"))
 OWN = SHIPPED["verifier_model"]  # the recognizer's own verifier, the first to look
-SHIPPED_COPIES = sorted(SHIPPED[INT8_KEY].values())
 
 
 def test_the_shipped_settings_name_an_int8_copy_of_every_verifier() -> None:
@@ -37,10 +36,9 @@ def test_the_shipped_settings_name_an_int8_copy_of_every_verifier() -> None:
     assert SHIPPED[INT8_KEY] == {name: int8_name(name) for name in named}
     assert int8_name("index_verifier.onnx") == "index_verifier_int8.onnx"
     assert int8_name("index_verifier.onnx", 7) == "index_verifier_int8w7.onnx"
-    float_size = (MODEL_DIR / "index_verifier.onnx").stat().st_size
-    for copy in SHIPPED_COPIES:
+    for name, copy in SHIPPED[INT8_KEY].items():
         # An int8 copy holds a quarter of the float file's weight bytes, and some more.
-        assert (MODEL_DIR / copy).stat().st_size < 0.4 * float_size
+        assert (MODEL_DIR / copy).stat().st_size < 0.4 * (MODEL_DIR / name).stat().st_size
 
 
 def _run_as_written(path: Path, crops: np.ndarray) -> dict[str, np.ndarray]:
@@ -95,10 +93,16 @@ def test_without_the_setting_onnxruntime_runs_the_float_files(tmp_path: Path) ->
     assert recognizer.verifier_id == model_id(MODEL_DIR / OWN)
 
 
+def _crop_size(name: str) -> CropSize:
+    """The crop a shipped verifier reads (`view_crops` in the settings, else the own)."""
+    height, width = SHIPPED.get("view_crops", {}).get(name, CROP_SIZE)
+    return height, width
+
+
 @functools.cache
-def _verifier_crops() -> np.ndarray:
+def _verifier_crops(size: CropSize = CROP_SIZE) -> np.ndarray:
     """What the verifiers are given in scenes of the simulator's drawn designs: the pairs
-    the classifier gives some chance of being an index."""
+    the classifier gives some chance of being an index, cut `size` (height, width)."""
     recognizer = Recognizer(runtime="opencv")
     batches = []
     for k, name in enumerate(designs_module.TUNING_DESIGNS):
@@ -106,15 +110,18 @@ def _verifier_crops() -> np.ndarray:
                                        "box3": ["KH", "5C"]},
                                 dealer=["8D", "3S"], card_width=110, hand_rotation=15 * k)
         scene = camera.render_scene(spec, designs_module.DESIGNS[str(name)], 10 + k)
-        features, _, _, crops = candidate_features(scene.image, recognizer.looks_like_index)
+        features, rank_at, suit_at, _ = candidate_features(scene.image,
+                                                           recognizer.looks_like_index)
         rank_p, _ = recognizer.classify(features)
-        batches.append(net_input(crops[rank_p[:, NOT_INDEX] < recognizer.verify_below]))
+        looked = rank_p[:, NOT_INDEX] < recognizer.verify_below
+        batches.append(net_input(cut_all(scene.image, rank_at[looked], suit_at[looked],
+                                         size)))
     return np.concatenate(batches)
 
 
 @pytest.mark.parametrize(("name", "copy"), sorted(SHIPPED[INT8_KEY].items()))
 def test_an_int8_copy_reads_crops_as_its_float_file_does(name: str, copy: str) -> None:
-    crops = _verifier_crops()
+    crops = _verifier_crops(_crop_size(name))
     assert crops.shape[0] >= 100
     float_net = Network(MODEL_DIR / name, "onnxruntime")
     # The copy's own arithmetic, as a CPU that runs it exactly computes it.
@@ -155,10 +162,10 @@ def test_a_bad_int8_setting_is_refused_naming_it(tmp_path: Path, setting: object
 def test_the_verifiers_that_run_read_crops_as_the_float_files_do() -> None:
     """Whatever this CPU does with int8, the files the recognizer runs read the drawn
     designs' crops within 0.1 of the float files (the copies' quantization allowance)."""
-    crops = _verifier_crops()
     recognizer = Recognizer(runtime="onnxruntime")
     for name, running in ((OWN, recognizer.verifier_path),
                           *((n, net.path) for n, net in recognizer._view_verifiers.items())):
+        crops = _verifier_crops(_crop_size(name))
         float_run = Network(MODEL_DIR / name, "onnxruntime").run(crops)
         assert _moved(float_run, Network(running, "onnxruntime").run(crops)) <= 0.1, running
 
