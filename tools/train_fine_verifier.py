@@ -188,6 +188,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--negatives", type=float, default=4.0,
                         help='"not an index" pairs kept per open index of a scene')
     parser.add_argument("--train-seed", type=int, default=2)
+    parser.add_argument("--verifier-designs", action="store_true",
+                        help="the own verifier's designs (the 98 font faces, drawn by "
+                             "render_font_decks.py --first-faces 98 --count 98) instead "
+                             "of the classifier's")
     args = parse_counts(parser, argv)
     try:
         height, width = (int(v) for v in args.size.lower().split("x"))
@@ -197,7 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--size: height and width must be multiples of 8 (three pooling steps)")
     from hwsim.camera.artwork import TRAINING_DECKS
 
-    shipped = shipped_design_names(ROOT)
+    shipped = shipped_design_names(ROOT, "verifier_designs" if args.verifier_designs
+                                   else "designs")
     real = [d for d in shipped if d in TRAINING_DECKS]
     designs = interleaved(real, [d for d in shipped if d not in TRAINING_DECKS])
     recipe = {"seed": args.seed, "scenes": args.scenes, "designs": designs,

@@ -33,14 +33,15 @@ def parse_counts(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
     return args
 
 
-def shipped_design_names(root: Path) -> list[str]:
-    """The designs the shipped networks were trained on (never a held-out one)."""
+def shipped_design_names(root: Path, key: str = "designs") -> list[str]:
+    """The designs the shipped networks were trained on (never a held-out one): the
+    classifier's, or with `key` "verifier_designs" the own verifier's."""
     import json
 
     from train_vision import training_designs
 
     info = json.loads((root / "vision/models/index_classifier.json").read_text("utf-8"))
-    _, names = training_designs(info["designs"])
+    _, names = training_designs(info[key])
     return list(names)
 
 

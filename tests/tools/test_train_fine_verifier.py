@@ -65,3 +65,20 @@ def test_a_bad_crop_size_is_refused_before_anything_is_rendered(
     with pytest.raises(SystemExit) as exit_info:
         _tool().main(["--size", size])
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_the_own_verifiers_designs_are_taken_where_asked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    tool = _tool()
+    asked: list[str] = []
+
+    def design_names(root: object, key: str = "designs") -> list[str]:
+        asked.append(key)
+        raise SystemExit(0)  # nothing is rendered here
+
+    monkeypatch.setattr(tool, "shipped_design_names", design_names)
+    for argv in ([], ["--verifier-designs"]):
+        with pytest.raises(SystemExit):
+            tool.main(argv)
+    # The classifier's designs by default; the 98-face verifier's where asked.
+    assert asked == ["designs", "verifier_designs"]
