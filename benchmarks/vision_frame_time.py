@@ -62,6 +62,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.n_per_deck < 1 or args.rounds < 1:
         parser.error("--n-per-deck and --rounds must be at least 1")
+    from hwsim.camera.artwork import FONT_DECK_PREFIXES, corpus_folder
+    from hwsim.camera.dataset import resolve_designs
+    from hwsim.camera.deck_corpus import ensure_corpus
+
+    # Font-drawn decks come from $TABLECTL_FONT_DECKS; the corpus renders real ones it lacks.
+    try:
+        ensure_corpus(corpus_folder(),
+                      decks=[d for d in args.decks if "-" in d
+                             and not d.startswith(FONT_DECK_PREFIXES)])
+        resolve_designs(list(args.decks))
+    except (ValueError, RuntimeError) as error:
+        parser.error(str(error))
     times = frame_times(args.models, args.decks, args.n_per_deck, args.seed, args.rounds)
     print(f"{len(times[0])} frame reads of each set ({args.n_per_deck} scenes of each of "
           f"{len(args.decks)} decks, seed {args.seed}, {args.rounds} each), one core, in turn")

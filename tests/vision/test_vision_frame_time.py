@@ -33,6 +33,9 @@ def test_bad_counts_and_a_missing_model_are_refused_in_one_line(tmp_path: Path) 
     done = _run("shipped", "--rounds", "0")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "--n-per-deck and --rounds must be at least 1" in done.stderr.splitlines()[-1]
+    done = _run("shipped", "--decks", "nonsense", "--n-per-deck", "1")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "unknown card design 'nonsense'" in done.stderr.splitlines()[-1]
     done = _run(str(tmp_path / "index_classifier.onnx"), "--decks", "classic_duplex",
                 "--n-per-deck", "1")
     assert done.returncode == 1 and "Traceback" not in done.stderr
