@@ -7,7 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hwsim.camera import artwork, dataset
-from hwsim.camera.artwork import HELD_OUT_DECKS, TRAINING_DECKS, ArtworkDeck, deck_index_boxes
+from hwsim.camera.artwork import (
+    DESIGN_FAMILIES,
+    HELD_OUT_DECKS,
+    NOT_TRAINED_DECKS,
+    TRAINING_DECKS,
+    ArtworkDeck,
+    deck_index_boxes,
+)
 from hwsim.camera.deck_corpus import LEFT_OUT, ensure_corpus
 from hwsim.camera.faces import card_geometry, design_named, glyph_boxes, render_back, render_card
 from hwsim.camera.render import SceneSpec, render_scene
@@ -41,6 +48,19 @@ def test_held_out_decks_are_apart_from_training_and_kept() -> None:
         sides = {name in HELD_OUT_DECKS for name in (*HELD_OUT_DECKS, *TRAINING_DECKS)
                  if family in name}
         assert len(sides) <= 1, family
+
+
+def test_no_design_family_is_split_between_training_and_held_out() -> None:
+    known = {*TRAINING_DECKS, *HELD_OUT_DECKS, *NOT_TRAINED_DECKS, *LEFT_OUT}
+    for family, members in DESIGN_FAMILIES.items():
+        assert set(members) <= known, family
+        trained = set(members) & set(TRAINING_DECKS)
+        held = set(members) & set(HELD_OUT_DECKS)
+        assert not (trained and held), (family, trained, held)
+    # The decks built on orell's source say why they may not be trained on.
+    for name in ("aisleriot-berlin", "aisleriot-lattmann", "aisleriot-rheinland",
+                 "aisleriot-tarocco"):
+        assert "aisleriot-orell (held out)" in LEFT_OUT[name], name
 
 
 def test_groups_name_the_real_decks() -> None:

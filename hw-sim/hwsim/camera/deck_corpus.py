@@ -14,8 +14,10 @@ are skipped by name before any file is opened and never rendered.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable, Iterable
@@ -62,12 +64,17 @@ LEFT_OUT: dict[str, str] = {
     "derived from David Bellot's SVG-cards)",
     "kde-gm-paris": RESERVED_REASON + " (Paris pattern of undocumented origin, like the "
     "aisleriot deck of that name derived from SVG-cards; not opened as a precaution)",
-    "aisleriot-berlin": "non-English court indices (German B/D/K)",
-    "aisleriot-lattmann": "non-English court indices (German B/D/K)",
-    "aisleriot-rheinland": "non-English court indices (German B/D/K)",
-    "aisleriot-tarocco": "non-English court indices (Italian F/D/R)",
+    "aisleriot-berlin": "non-English court indices (German B/D/K); drawn from the source of "
+    "aisleriot-orell (held out), its numerals the same glyphs",
+    "aisleriot-lattmann": "non-English court indices (German B/D/K); drawn from the source of "
+    "aisleriot-orell (held out), its numerals the same glyphs",
+    "aisleriot-rheinland": "non-English court indices (German B/D/K); drawn from the source of "
+    "aisleriot-orell (held out), its numerals the same glyphs",
+    "aisleriot-tarocco": "non-English court indices (Italian F/D/R); drawn from the source of "
+    "aisleriot-orell (held out), its numerals the same glyphs",
     "aisleriot-slavic_costumes": "non-English indices (Russian: T for the ace, B/D/K courts)",
-    "aisleriot-Атласные": "non-English indices (Russian: T for the ace, B/D/K courts)",
+    "aisleriot-Атласные": "non-English indices (Russian: T for the ace, B/D/K courts); "
+    "otherwise the design of aisleriot-atlasnye (kept)",
     "aisleriot-atlasnye_skat": "skat deck (32 cards, four-colour suits)",
     "aisleriot-swiss-xvii": "Swiss-suited (shields, roses, bells, acorns)",
     "aisleriot-guyenne-classic": "index-less court cards (suit sign only, no J/Q/K letter)",
@@ -153,6 +160,20 @@ def licence(deck: Deck) -> tuple[str, str]:
     if deck.family == "aisleriot":
         return AISLERIOT_LICENCE
     return KDE_LICENCES.get(deck.name, KDE_LICENCE)
+
+
+def source_signature(deck: Deck, ids: int = 4) -> tuple[str, ...]:
+    """The ids of the first `ids` elements of the deck's SVG (the root's first).
+
+    Decks built on one source keep its ids: four aisleriot themes share all of
+    aisleriot-orell's. A reserved deck is refused before its file is opened."""
+    if is_reserved(deck.name):
+        raise PermissionError(f"reserved deck, never opened: {deck.name}")
+    raw = deck.source.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    head = raw[:20000].decode("utf-8", "replace")
+    return tuple(re.findall(r'\sid="([^"]+)"', head)[:ids])
 
 
 # --- rendering ------------------------------------------------------------------------------
