@@ -78,8 +78,9 @@ def parse_options(description: str, argv: Sequence[str] | None
                              "unknown, dropped in merging, called not an index, never "
                              "proposed (reads every frame's pairs again, untimed)")
     parser.add_argument("--by-size", action="store_true",
-                        help="also break the figures down by the cards' width in the frame "
-                             "and by what spoils the frame (glare, tilt, blur, ...)")
+                        help="also break the figures down by the cards' width in the frame, "
+                             "by their index size and by what spoils the frame (glare, "
+                             "tilt, blur, ...)")
     parser.add_argument("--only-enrolled", action="store_true",
                         help="score only the enrolled house decks (implies --enrolled)")
     parser.add_argument("--only-learnt", action="store_true",

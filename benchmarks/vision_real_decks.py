@@ -20,8 +20,8 @@ not read surely enough), how many visible corners the candidate finder
 proposes at all (its own pairs and the faint passes', `vision.faint_glyphs`), the most
 common confusions (truth -> read), and the
 milliseconds per frame (median and 95th percentile) on one core. `--by-size`
-adds the figures by the cards' width in the frame and by what spoils the
-frame (`real_decks_breakdown`).
+adds the figures by the cards' width in the frame, by the size of their
+indices and by what spoils the frame (`real_decks_breakdown`).
 
 Targets: precision and recall 99.5%, hands 98%, a median of 40 ms per frame,
 and the candidate finder proposing 99.8% of visible index corners.
@@ -64,7 +64,7 @@ from corner_losses import (  # noqa: E402
     losses_line,
     proposed_at,
 )
-from real_decks_breakdown import breakdown_lines, size_band  # noqa: E402
+from real_decks_breakdown import Breakdown  # noqa: E402
 from real_decks_options import parse_options, recognizer_for  # noqa: E402
 
 TARGET_PROPOSED = 0.998
@@ -122,11 +122,11 @@ def confusions_of(scene: Scene, detections: Sequence[Any]) -> Counter[tuple[str,
 
 
 def run(scenes: Iterable[Scene], recognizer: Any, with_candidates: bool,
-        with_losses: bool = False, by_size: dict[str, DeckScore] | None = None
+        with_losses: bool = False, breakdown: Breakdown | None = None
         ) -> dict[str, DeckScore]:
     """Each deck's scores; `with_losses` also reads every frame's candidate pairs again
-    (untimed) to say where each card not read was lost (`corner_losses`). Given
-    `by_size`, each scene's scores are also added there under its card-width band."""
+    (untimed) to say where each card not read was lost (`corner_losses`). Given a
+    `breakdown`, each scene is also counted there by card width and index size."""
     from vision.layout import layout_from_dict
 
     per_deck: dict[str, DeckScore] = {}
@@ -158,8 +158,8 @@ def run(scenes: Iterable[Scene], recognizer: Any, with_candidates: bool,
                                         detections, unknowns, candidates, middle,
                                         scene.glyphs, read_pairs)
         per_deck.setdefault(scene.design, DeckScore()).add(deck)
-        if by_size is not None:
-            by_size.setdefault(size_band(scene.card_width), DeckScore()).add(deck)
+        if breakdown is not None:
+            breakdown.add(scene, deck, detections)
     return per_deck
 
 
@@ -354,11 +354,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{args.n_per_deck} scenes of each of {len(args.decks)} decks {kind}, 1280x720, "
           f"seed {args.seed}")
     if not (args.only_enrolled or args.only_learnt):
-        by_size: dict[str, DeckScore] | None = {} if args.by_size else None
-        total = report(run(scenes, recognizer, not args.no_candidates, args.losses, by_size),
+        breakdown = Breakdown() if args.by_size else None
+        total = report(run(scenes, recognizer, not args.no_candidates, args.losses, breakdown),
                        args.worst)
-        if by_size is not None:
-            print("\n".join(breakdown_lines(by_size, total.score)))
+        if breakdown is not None:
+            print("\n".join(breakdown.lines(total.score)))
     if args.enrolled or args.only_enrolled:
         print(f"\nEach deck enrolled as the house deck from photos of its 52 cards, then "
               f"{args.n_per_deck} new scenes of it (seed {args.seed + 100} on):")

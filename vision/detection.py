@@ -17,6 +17,8 @@ class Detection:
     networks give at least 0.001 probability at that corner, likeliest first
     (`vision.reads.likely_cards`). `deck_card`: where a house deck stopped the
     networks' sure read ("deck disagrees", "deck unsure"), the deck's nearest card.
+    `index_px`: the size of the index read, the distance from its rank glyph's centre
+    to its suit pip's in image pixels (None where not known).
     """
 
     card: str
@@ -27,6 +29,7 @@ class Detection:
     reason: str | None = None
     alternatives: tuple[tuple[str, float], ...] = ()
     deck_card: str | None = None
+    index_px: float | None = None
 
     def to_json(self) -> dict[str, object]:
         doc: dict[str, object] = {
@@ -42,4 +45,6 @@ class Detection:
             doc["alternatives"] = [[card, round(p, 3)] for card, p in self.alternatives]
         if self.deck_card is not None:
             doc["deck_card"] = self.deck_card
+        if self.index_px is not None:
+            doc["index_px"] = round(self.index_px, 1)
         return doc

@@ -222,7 +222,7 @@ class Recognizer:
         for group in (reads, unsure):
             boxes = boxes_of(group, layout) if layout is not None else [None] * len(group)
             found.append([Detection(r.card, r.x, r.y, r.confidence, box, r.reason or None,
-                                     r.alternatives, r.deck_card or None)
+                                     r.alternatives, r.deck_card or None, r.scale)
                           for r, box in zip(group, boxes, strict=True)])
         return found[0], found[1]
 

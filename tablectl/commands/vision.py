@@ -170,8 +170,30 @@ def _preview(args: argparse.Namespace) -> int:
     if not cv2.imwrite(args.out, canvas):
         return _fail(f"{args.out}: cannot write the picture (folder missing, or no image "
                      "suffix such as .png or .jpg)")
-    print(f"{args.out}: {len(detections)} cards")
+    print(f"{args.out}: {len(detections)} cards{index_size_note(detections)}")
     return 0
+
+
+# Indices (rank glyph centre to suit pip centre) smaller than this lose several times
+# more cards than larger ones on the benchmark's decks (docs/vision.md, "Installing the
+# camera").
+SMALL_INDEX_PX = 14.0
+
+
+def index_size_note(detections: list[Detection]) -> str:
+    """How large the indices read are, for the installer: "" where none says."""
+    import statistics
+
+    sizes = [d.index_px for d in detections if d.index_px is not None]
+    if not sizes:
+        return ""
+    median = statistics.median(sizes)
+    note = (f"; index size {median:.1f} px (median rank-to-pip distance; "
+            f"{min(sizes):.1f} to {max(sizes):.1f})")
+    if median < SMALL_INDEX_PX:
+        note += (f": under {SMALL_INDEX_PX:.0f} px, more cards are missed; bring the camera "
+                 "closer or use a higher resolution")
+    return note
 
 
 def draw_preview(image: np.ndarray, detections: list[Detection],

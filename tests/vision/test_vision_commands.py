@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
+import re
+import statistics
 from pathlib import Path
 
 import cv2
@@ -13,17 +16,27 @@ from hwsim.camera import render as camera
 from tablectl.cli import main
 
 
-def _scene(tmp_path: Path) -> tuple[Path, Path, set[str]]:
+def _rendered(card_width: int = 115) -> camera.RenderedScene:
     name = designs_module.TUNING_DESIGNS[0]
     design = designs_module.DESIGNS[name if isinstance(name, str) else name.name]
     spec = camera.SceneSpec(boxes={"box1": ["QS", "4H"], "box2": ["TC", "6D", "JS"]},
-                            dealer=["AH"], card_width=115)
-    scene = camera.render_scene(spec, design, 11)
+                            dealer=["AH"], card_width=card_width)
+    return camera.render_scene(spec, design, 11)
+
+
+def _scene(tmp_path: Path, card_width: int = 115) -> tuple[Path, Path, set[str]]:
+    scene = _rendered(card_width)
     image = tmp_path / "scene.png"
     cv2.imwrite(str(image), scene.image)
     layout = tmp_path / "layout.json"
     layout.write_text(json.dumps(scene.layout))
     return image, layout, {t.card for t in scene.truth if t.index_points}
+
+
+def _true_index_px(card_width: int = 115) -> dict[str, float]:
+    """Each visible card's index size as drawn: its rank glyph's centre to its pip's."""
+    return {t.card: sum(math.dist(r, p) for r, p in t.index_glyphs) / len(t.index_glyphs)
+            for t in _rendered(card_width).truth if t.index_glyphs}
 
 
 def test_detect_json_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -32,12 +45,16 @@ def test_detect_json_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
                  str(layout)]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 2
+    true_px = _true_index_px()
     for line in lines:
         doc = json.loads(line)
         assert doc["image"] == str(image)
         assert {c["card"] for c in doc["cards"]} == visible
         for card in doc["cards"]:
-            assert set(card) - {"alternatives"} == {"card", "x", "y", "box", "confidence"}
+            assert set(card) - {"alternatives"} == {"card", "x", "y", "box", "confidence",
+                                                    "index_px"}
+            # The pair read is the index drawn: within 15% of its true size.
+            assert card["index_px"] == pytest.approx(true_px[card["card"]], rel=0.15)
             for other, chance in card.get("alternatives", []):
                 assert other != card["card"] and 0.001 <= chance < 1.0
             assert isinstance(card["x"], float) and isinstance(card["y"], float)
@@ -118,6 +135,22 @@ def test_preview_writes_the_annotated_picture(tmp_path: Path) -> None:
     assert drawn is not None and original is not None
     assert drawn.shape == original.shape
     assert (cv2.absdiff(drawn, original).max(axis=2) > 60).sum() > 500
+
+
+@pytest.mark.parametrize("card_width", [115, 80])
+def test_preview_says_how_large_the_indices_are(tmp_path: Path, card_width: int,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    image, layout, _visible = _scene(tmp_path, card_width)
+    out = tmp_path / "preview.png"
+    assert main(["vision", "preview", str(image), "--out", str(out), "--layout",
+                 str(layout)]) == 0
+    line = capsys.readouterr().out.strip()
+    match = re.search(r"6 cards; index size ([0-9.]+) px", line)
+    assert match, line
+    true_sizes = sorted(_true_index_px(card_width).values())
+    assert float(match.group(1)) == pytest.approx(statistics.median(true_sizes), rel=0.15)
+    # Drawn at 115 px the indices are about 19 px; at 80 px about 13, under 14.
+    assert ("under 14 px, more cards are missed" in line) is (card_width == 80)
 
 
 def test_a_grey_picture_is_read_with_a_warning(tmp_path: Path,
