@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 
 SOURCE = "camera"
 DETECT_WINDOW = 1000  # detect times kept for the percentiles
+INDEX_WINDOW = 500  # index sizes of the cards read last, kept for their median
 
 
 class Recognizes(Protocol):
@@ -69,6 +70,9 @@ class FeedStats:
     bad_frames: int = 0  # frames read that were no usable picture (garbage, black)
     doubted: int = 0  # reads taken as unknown: a card the shoe put there was possible
     reclaimed: int = 0  # corners a house deck stopped, read as nothing ties them to the shoe
+    # The median index size (rank glyph to suit pip, pixels) of the cards read last: under
+    # about 14 px the recognizer misses several times more cards (docs/vision.md).
+    index_px_p50: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -76,6 +80,7 @@ class FeedStats:
             "source_errors": self.source_errors, "detect_errors": self.detect_errors,
             "bad_frames": self.bad_frames, "doubted": self.doubted,
             "reclaimed": self.reclaimed,
+            "index_px_p50": None if self.index_px_p50 is None else round(self.index_px_p50, 1),
             "detect_ms_p50": None if self.detect_ms_p50 is None else round(self.detect_ms_p50, 1),
             "detect_ms_p99": None if self.detect_ms_p99 is None else round(self.detect_ms_p99, 1),
             "running": self.running, "last_error": self.last_error,
@@ -148,6 +153,7 @@ class CameraFeed:
         self._detect_errors = 0
         self._bad_frames = 0
         self._detect_ms: deque[float] = deque(maxlen=DETECT_WINDOW)
+        self._index_px: deque[float] = deque(maxlen=INDEX_WINDOW)
         self._last_error: str | None = None
         # Told on the feed's thread after each read: a frame recognised, skipped or
         # failed (`stats()` has moved; `tablectl.watchers`).
@@ -191,7 +197,8 @@ class CameraFeed:
                              _percentile(times, 99), self.running, self._last_error,
                              self._bad_frames,
                              self.doubt.doubted if self.doubt is not None else 0,
-                             self.doubt.reclaimed if self.doubt is not None else 0)
+                             self.doubt.reclaimed if self.doubt is not None else 0,
+                             _percentile(list(self._index_px), 50))
 
     # -- the feed's thread --------------------------------------------------------------
 
@@ -309,6 +316,8 @@ class CameraFeed:
             frame_no = self._frames
             self._detect_ms.append(elapsed_ms)
             self._events += len(events)
+            self._index_px.extend(size for size in (getattr(d, "index_px", None)
+                                                    for d in detections) if size is not None)
         for event in events:
             try:
                 self.post(event)

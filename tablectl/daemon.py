@@ -324,7 +324,8 @@ class Daemon:
         status: dict[str, Any] = {"role": role, **feed.health.report().to_json()}
         stats = feed.stats()
         status.update(frames=stats.frames, bad_frames=stats.bad_frames,
-                      source_errors=stats.source_errors, detect_errors=stats.detect_errors)
+                      source_errors=stats.source_errors, detect_errors=stats.detect_errors,
+                      index_px=stats.to_json()["index_px_p50"])
         if feed.doubt is not None:
             status["doubted"] = stats.doubted
             status["reclaimed"] = stats.reclaimed

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -169,6 +170,12 @@ def test_a_failing_witness_camera_is_degraded_while_the_shoe_deals_on(
     status, health = rig.get("/health")
     assert (status, health["ok"], health["status"]) == (200, True, "ok")
     assert health["camera"]["role"] == "witness"
+    # The stills' queen of spades is read: the size of its index is shown, in the range
+    # of glyph sizes the finder takes (5 to 40 px glyphs, their centres nearer still).
+    deadline = time.monotonic() + WAIT_S
+    while rig.get("/state")[1]["camera"]["index_px"] is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert 5.0 < rig.get("/state")[1]["camera"]["index_px"] < 40.0
 
     rig.camera.fail(mode)
     rig.wait_camera("degraded", f"the camera degraded ({mode})")

@@ -213,6 +213,43 @@ def test_a_recognizer_fault_skips_the_frame(layout: Layout) -> None:
     assert feed.stats().detect_errors == 1
 
 
+def test_the_stats_give_the_median_index_size_of_the_cards_read(layout: Layout) -> None:
+    from vision.detection import Detection
+
+    class Sizes:
+        """Frame 1: indices of 10, 30 and 12 px (and a read of unknown size); then none."""
+        calls = 0
+
+        def detect(self, frame: Any, layout: Any = None) -> list[Any]:
+            self.calls += 1
+            if self.calls > 1:
+                return []
+            return [Detection("AS", 10.0, 10.0, 0.9, index_px=10.0),
+                    Detection("KD", 50.0, 10.0, 0.9, index_px=30.0),
+                    Detection("7C", 90.0, 10.0, 0.9),
+                    Detection("2H", 130.0, 10.0, 0.9, index_px=12.0)]
+
+    class StillSource:
+        def read(self) -> np.ndarray:
+            return PICTURE.copy()
+
+        def close(self) -> None:
+            pass
+
+    got = Collector()
+    feed = CameraFeed(StillSource(), Sizes(), layout, lambda event: None,
+                      on_frame=got.on_frame, fps=100.0)
+    assert feed.stats().index_px_p50 is None  # nothing read yet
+    feed.start()
+    try:
+        got.changed.wait_until(lambda: feed.stats().frames >= 2, "two frames", WAIT_S)
+    finally:
+        feed.stop()
+    # The middle of 10, 12 and 30; the read of unknown size does not count.
+    assert feed.stats().index_px_p50 == 12.0
+    assert feed.stats().to_json()["index_px_p50"] == 12.0
+
+
 def test_bad_arguments_are_refused(recognizer: Recognizer, layout: Layout) -> None:
     with pytest.raises(ValueError, match="fps"):
         CameraFeed(BrokenSource(), recognizer, layout, lambda event: None, fps=0)
