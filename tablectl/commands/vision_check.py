@@ -1,11 +1,13 @@
 """`tablectl vision check`: what reads the cards on this machine, and how fast.
 
-    tablectl vision check [--config table.toml] [--frames 20]
+    tablectl vision check [--config table.toml] [--frames 20] [--frame-size WxH]
 
 Prints the runtime that runs the camera's networks and the verifier files it
 runs (the int8 copies on onnxruntime, `vision.quantized`), the enrolled house
 deck the config names and whether it fits them, and the time the recognizer
-takes for simulated 1280x720 table frames on one thread: the figure to hold
+takes for simulated table frames on one thread, at the camera's resolution
+(`--frame-size`, else the config's `[camera] width` and `height`, else
+1280x720; the cards are as wide in pixels at any size): the figure to hold
 against the camera's frame rate on the machine that will run the table (a Pi
 is several times slower than a desktop core). Exit 1 when the networks or the
 house deck cannot be used.
@@ -20,6 +22,8 @@ import time
 from typing import Any
 
 FRAMES = 20
+# Frame sizes `--frame-size` takes: from a small webcam's to an 8K camera's.
+MIN_SIDE, MAX_SIDE = 320, 8192
 # A drawn deck of the simulator: the frames' content moves the time little.
 TIMING_DESIGN = "classic_duplex"
 
@@ -32,6 +36,9 @@ def register(commands: Any) -> None:
                        help="the table's config: its [camera] house deck and frame rate")
     check.add_argument("--frames", type=_frame_count, default=FRAMES,
                        help=f"simulated frames to time (default {FRAMES})")
+    check.add_argument("--frame-size", type=_frame_size, metavar="WxH",
+                       help="time frames of this size (default: the config's camera "
+                            "width and height, else 1280x720)")
     check.set_defaults(func=run_check)
 
 
@@ -45,6 +52,19 @@ def _frame_count(text: str) -> int:
     return value
 
 
+def _frame_size(text: str) -> tuple[int, int]:
+    width, _, height = text.lower().partition("x")
+    try:
+        size = (int(width), int(height))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a frame size such as 1920x1080") from None
+    if not all(MIN_SIDE <= side <= MAX_SIDE for side in size):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: each side must be from {MIN_SIDE} to {MAX_SIDE} pixels")
+    return size
+
+
 def run_check(args: argparse.Namespace) -> int:
     import cv2
 
@@ -54,6 +74,7 @@ def run_check(args: argparse.Namespace) -> int:
 
     cv2.setNumThreads(1)  # the figures are for one core, as the daemon reads a camera
     fps = None
+    frame_size = (1280, 720)
     house_deck = None
     learnt = faint_passes = False
     proposer = True
@@ -65,6 +86,7 @@ def run_check(args: argparse.Namespace) -> int:
         if config.camera is None:
             return _fail(f"{args.config} has no [camera] section")
         fps, house_deck = config.camera.fps, config.camera.house_deck
+        frame_size = (config.camera.width, config.camera.height)
         learnt = config.camera.learn_house_deck
         faint_passes, proposer = config.camera.faint_passes, config.camera.proposer
     try:
@@ -92,10 +114,12 @@ def run_check(args: argparse.Namespace) -> int:
         deck = recognizer.house_deck
         print(f"house deck: {house_deck}: {deck.name if deck else '?'}, "
               f"{len(deck.cards) if deck else 0} cards, enrolled with these networks")
-    times = frame_times(recognizer, args.frames)
+    if args.frame_size is not None:
+        frame_size = args.frame_size
+    times = frame_times(recognizer, args.frames, frame_size)
     median, slowest = statistics.median(times), max(times)
-    print(f"frames: {len(times)} simulated 1280x720 table frames, one thread: median "
-          f"{median:.1f} ms, slowest {slowest:.1f} ms")
+    print(f"frames: {len(times)} simulated {frame_size[0]}x{frame_size[1]} table frames, "
+          f"one thread: median {median:.1f} ms, slowest {slowest:.1f} ms")
     if fps is not None:
         period = 1000.0 / fps
         verdict = ("keeps up" if median <= period else
@@ -105,7 +129,7 @@ def run_check(args: argparse.Namespace) -> int:
         if not recognizer.faint_passes:
             # What turning them on would cost here: the same frames read with them.
             recognizer.faint_passes = True
-            with_faint = statistics.median(frame_times(recognizer, args.frames))
+            with_faint = statistics.median(frame_times(recognizer, args.frames, frame_size))
             would = "would keep up" if with_faint <= period else "would not keep up"
             print(f"faint passes (off in the config): median {with_faint:.1f} ms with "
                   f"faint_passes = true: the recognizer {would}")
@@ -155,13 +179,16 @@ def verifier_times(recognizer: Any, repeat: int = 30) -> list[tuple[str, float]]
     return times
 
 
-def frame_times(recognizer: Any, frames: int) -> list[float]:
-    """Milliseconds the recognizer took for each of `frames` simulated table frames, on
-    one thread (the first frame, which warms the networks up, not counted)."""
+def frame_times(recognizer: Any, frames: int,
+                frame_size: tuple[int, int] = (1280, 720)) -> list[float]:
+    """Milliseconds the recognizer took for each of `frames` simulated table frames of
+    `frame_size`, on one thread (the first frame, which warms the networks up, not
+    counted)."""
     from hwsim.camera.dataset import generate_scenes
 
     times = []
-    scenes = generate_scenes(frames + 1, seed=1, designs=[TIMING_DESIGN])
+    scenes = generate_scenes(frames + 1, seed=1, designs=[TIMING_DESIGN],
+                             frame_size=frame_size)
     for k, scene in enumerate(scenes):
         started = time.perf_counter()
         recognizer.detect_all(scene.image)

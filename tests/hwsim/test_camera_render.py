@@ -235,6 +235,21 @@ def test_dataset_is_reproducible_and_written_with_its_truth(tmp_path: Path) -> N
         dataset.main(["--out", str(tmp_path), "--designs", "no_such_deck"])
 
 
+def test_a_larger_frame_spreads_the_table_and_keeps_the_cards_size() -> None:
+    small = next(dataset.generate_scenes(1, 7, ["held-out"]))
+    large = next(dataset.generate_scenes(1, 7, ["held-out"], frame_size=(1920, 1080)))
+    assert small.image.shape == (720, 1280, 3) and large.image.shape == (1080, 1920, 3)
+    assert large.card_width == small.card_width
+    assert large.layout["image_size"] == [1920, 1080]
+    assert [t.card for t in large.truth] == [t.card for t in small.truth]
+    # The boxes spread over the wider frame: the truth's corners reach further out.
+    def spread(scene: RenderedScene) -> float:
+        xs = [x for t in scene.truth for x, _y in t.index_points]
+        return max(xs) - min(xs)
+
+    assert spread(large) > 1.3 * spread(small)
+
+
 def test_table_frames_keep_one_layout_and_put_cards_in_their_box() -> None:
     empty, layout = render_table_frame({}, seed=1)
     frame, layout_again = render_table_frame({"box3": ["AS", "7D"]}, seed=1)

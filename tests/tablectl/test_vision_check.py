@@ -19,13 +19,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _config(tmp_path: Path, fps: float, house_deck: Path | None = None,
-            faint_passes: bool = False, proposer: bool = True) -> Path:
+            faint_passes: bool = False, proposer: bool = True, size: str = "") -> Path:
     _image, layout_doc = render_table_frame({"box1": ["5S"]}, seed=3)
     save_layout(layout_from_dict(layout_doc), tmp_path / "layout.json")
     (tmp_path / "stills").mkdir()
     deck = f'house_deck = "{house_deck}"\n' if house_deck else ""
     deck += "faint_passes = true\n" if faint_passes else ""
     deck += "" if proposer else "proposer = false\n"
+    if size:
+        width, height = size.split("x")
+        deck += f"width = {width}\nheight = {height}\n"
     config = tmp_path / "table.toml"
     config.write_text(
         '[table]\nprofile = "casinos-austria"\n\n[shoe]\ndriver = "none"\n\n'
@@ -193,3 +196,28 @@ def test_a_deck_still_to_be_learnt_from_play_is_no_failure(
     out = capsys.readouterr().out
     assert f"house deck: {deck}: learnt from play; not usable now" in out
     assert "no enrolled deck there" in out and "frames: 1 simulated" in out
+
+
+def test_frames_are_timed_at_the_cameras_resolution(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vision", "check", "--frames", "1"]) == 0
+    assert "frames: 1 simulated 1280x720 table frames" in capsys.readouterr().out
+    config = _config(tmp_path, 10.0, size="1920x1080")
+    assert main(["vision", "check", "--config", str(config), "--frames", "1"]) == 0
+    assert "frames: 1 simulated 1920x1080 table frames" in capsys.readouterr().out
+    # --frame-size wins over the config's.
+    assert main(["vision", "check", "--config", str(config), "--frames", "1",
+                 "--frame-size", "1600X900"]) == 0
+    assert "frames: 1 simulated 1600x900 table frames" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("size", "says"), [
+    ("1920", "not a frame size"), ("widexhigh", "not a frame size"),
+    ("12x7", "from 320 to 8192"), ("9000x5000", "from 320 to 8192")])
+def test_a_bad_frame_size_is_refused(size: str, says: str,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["vision", "check", "--frame-size", size])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "--frame-size" in err and says in err and "Traceback" not in err

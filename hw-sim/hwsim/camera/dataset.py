@@ -14,7 +14,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import cv2
@@ -105,15 +105,20 @@ def font_deck_names() -> list[str]:
 
 
 def generate_scenes(n: int, seed: int, designs: Sequence[str | Design] | None = None,
-                    start: int = 0) -> Iterator[RenderedScene]:
+                    start: int = 0, frame_size: tuple[int, int] | None = None
+                    ) -> Iterator[RenderedScene]:
     """`n` random scenes from number `start` on; scene i uses design i modulo the list.
 
     Same arguments, same scenes; scene i is the same whatever `start` and `n` reach it.
+    `frame_size` (width, height) draws them on a frame of that size instead of
+    1280x720: the table spreads over it, the cards keep their width in pixels.
     """
     chosen = resolve_designs(designs)
     for i in range(start, start + n):
         rng = np.random.default_rng([seed, i])
         spec = random_spec(rng)
+        if frame_size is not None:
+            spec = replace(spec, frame_size=frame_size)
         scene = render_scene(spec, chosen[i % len(chosen)], int(rng.integers(2**31)))
         variations = asdict(spec)
         variations.pop("boxes")
