@@ -21,9 +21,12 @@ import sys
 import time
 from typing import Any
 
+from vision.images import MAX_IMAGE_SIDE
+
 FRAMES = 20
-# Frame sizes `--frame-size` takes: from a small webcam's to an 8K camera's.
-MIN_SIDE, MAX_SIDE = 320, 8192
+# Frame sizes `--frame-size` takes: from a small webcam's to the largest frame the
+# daemon reads.
+MIN_SIDE, MAX_SIDE = 320, MAX_IMAGE_SIDE
 # A drawn deck of the simulator: the frames' content moves the time little.
 TIMING_DESIGN = "classic_duplex"
 
