@@ -83,6 +83,16 @@ class FlakySource:
         self.closed = True
 
 
+class PictureSource:
+    """A camera that hands out the same small picture at every read."""
+
+    def read(self) -> np.ndarray:
+        return PICTURE.copy()
+
+    def close(self) -> None:
+        pass
+
+
 class BrokenSource:
     def __init__(self) -> None:
         self.closed = False
@@ -195,15 +205,8 @@ def test_a_recognizer_fault_skips_the_frame(layout: Layout) -> None:
                 raise ValueError("bad frame")
             return []
 
-    class StillSource:
-        def read(self) -> np.ndarray:
-            return PICTURE.copy()
-
-        def close(self) -> None:
-            pass
-
     got = Collector()
-    feed = CameraFeed(StillSource(), FailingOnce(), layout, lambda event: None,
+    feed = CameraFeed(PictureSource(), FailingOnce(), layout, lambda event: None,
                       on_frame=got.on_frame,
                       fps=100.0).start()
     try:
@@ -229,15 +232,8 @@ def test_the_stats_give_the_median_index_size_of_the_cards_read(layout: Layout) 
                     Detection("7C", 90.0, 10.0, 0.9),
                     Detection("2H", 130.0, 10.0, 0.9, index_px=12.0)]
 
-    class StillSource:
-        def read(self) -> np.ndarray:
-            return PICTURE.copy()
-
-        def close(self) -> None:
-            pass
-
     got = Collector()
-    feed = CameraFeed(StillSource(), Sizes(), layout, lambda event: None,
+    feed = CameraFeed(PictureSource(), Sizes(), layout, lambda event: None,
                       on_frame=got.on_frame, fps=100.0)
     assert feed.stats().index_px_p50 is None  # nothing read yet
     feed.start()

@@ -2,34 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
-from dataclasses import dataclass
-from pathlib import Path
-from types import ModuleType
-
 import numpy as np
 
+from tests.vision.benchmark_modules import Read, benchmark_module
 from vision.recognizer import Recognizer
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _module(name: str) -> ModuleType:
-    if str(BENCHMARKS) not in sys.path:
-        sys.path.insert(0, str(BENCHMARKS))
-    return importlib.import_module(name)
-
-
-@dataclass(frozen=True)
-class Read:
-    card: str
-    x: float
-    y: float
 
 
 def test_each_card_not_read_gets_the_first_reason_that_holds() -> None:
-    losses = _module("corner_losses")
+    losses = benchmark_module("corner_losses")
     # Cards 100 px wide: a read within 25 px of a corner is at it (0.25 card widths), a
     # pair's midpoint within 12 px proposes it (0.12).
     truth = [
@@ -58,9 +38,9 @@ def test_each_card_not_read_gets_the_first_reason_that_holds() -> None:
 
 
 def test_a_recognizer_never_sure_loses_every_card_to_doubt_or_the_finder() -> None:
-    real_decks = _module("vision_real_decks")
-    losses = _module("corner_losses")
-    rendered_scenes = _module("bench_vision").rendered_scenes
+    real_decks = benchmark_module("vision_real_decks")
+    losses = benchmark_module("corner_losses")
+    rendered_scenes = benchmark_module("bench_vision").rendered_scenes
 
     scenes = list(rendered_scenes(2, 5, ["classic_duplex"]))
     per_deck = real_decks.run(scenes, Recognizer(min_confidence=1.01), True, True)
@@ -76,7 +56,7 @@ def test_a_recognizer_never_sure_loses_every_card_to_doubt_or_the_finder() -> No
 
 
 def test_the_finders_losses_read_at_their_true_glyphs_are_counted_apart() -> None:
-    losses = _module("corner_losses")
+    losses = benchmark_module("corner_losses")
     truth = [("7C", "box1", [(300.0, 300.0)]),  # called not an index: read when cut true
              ("8D", "box1", [(500.0, 300.0)]),  # never proposed: read as 8H when cut true
              ("9S", "box2", [(700.0, 300.0)]),  # never proposed, no glyphs given
@@ -99,9 +79,9 @@ def test_the_finders_losses_read_at_their_true_glyphs_are_counted_apart() -> Non
 
 
 def test_pairs_cut_at_the_true_glyphs_of_a_clean_scene_read_its_cards() -> None:
-    rendered_scenes = _module("bench_vision").rendered_scenes
+    rendered_scenes = benchmark_module("bench_vision").rendered_scenes
 
-    _module("corner_losses")
+    benchmark_module("corner_losses")
     scene = next(iter(rendered_scenes(1, 3, ["classic_duplex"])))
     recognizer = Recognizer()
     checked = 0

@@ -3,32 +3,15 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
-from dataclasses import dataclass
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.vision.benchmark_modules import Read, benchmark_module
+
 LAYOUT = {"format": "table-layout/1", "image_size": [64, 48],
           "areas": {"box1": [[0, 0], [64, 0], [64, 48]]}}
-
-
-def _module(name: str) -> ModuleType:
-    if str(BENCHMARKS) not in sys.path:
-        sys.path.insert(0, str(BENCHMARKS))
-    return importlib.import_module(name)
-
-
-@dataclass(frozen=True)
-class Read:
-    card: str
-    x: float
-    y: float
 
 
 @pytest.mark.parametrize(("width", "band"), [
@@ -37,22 +20,22 @@ class Read:
     (120.0, "cards 120 px or wider"), (139.0, "cards 120 px or wider"),
 ])
 def test_a_scene_falls_in_the_band_of_its_card_width(width: float, band: str) -> None:
-    assert _module("real_decks_breakdown").size_band(width) == band
+    assert benchmark_module("real_decks_breakdown").size_band(width) == band
 
 
 def test_a_negative_size_is_refused() -> None:
     with pytest.raises(ValueError, match="negative"):
-        _module("real_decks_breakdown").size_band(-1.0)
+        benchmark_module("real_decks_breakdown").size_band(-1.0)
 
 
 def _scene(width: float, truth: list[Any], glyphs: list[Any]) -> Any:
-    bench = _module("bench_vision")
+    bench = benchmark_module("bench_vision")
     return bench.Scene("d#1", "d", np.zeros((48, 64, 3), np.uint8), width, LAYOUT, truth, [],
                        {}, glyphs)
 
 
 def test_each_card_is_sized_by_its_own_index_and_read_only_by_its_code_nearby() -> None:
-    breakdown = _module("real_decks_breakdown")
+    breakdown = benchmark_module("real_decks_breakdown")
     truth = [("AS", "box1", [(100.0, 100.0), (300.0, 400.0)]),  # two corners open
              ("KD", "box1", [(500.0, 100.0)]),
              ("7C", "box1", [(700.0, 100.0)])]
@@ -70,9 +53,9 @@ def test_each_card_is_sized_by_its_own_index_and_read_only_by_its_code_nearby() 
 
 
 def test_the_lines_give_each_band_its_own_rates() -> None:
-    breakdown = _module("real_decks_breakdown")
-    bench = _module("bench_vision")
-    real = _module("vision_real_decks")
+    breakdown = benchmark_module("real_decks_breakdown")
+    bench = benchmark_module("bench_vision")
+    real = benchmark_module("vision_real_decks")
     small = real.DeckScore(bench.Score(scenes=2, truth_cards=12, truth_read=9, detections=10,
                                        matched=9, hands=4, hands_right=3))
     gathered = breakdown.Breakdown({"cards under 100 px": small},
@@ -95,8 +78,8 @@ class _NothingRead:
 
 
 def test_run_counts_each_scene_in_its_bands() -> None:
-    real = _module("vision_real_decks")
-    breakdown = _module("real_decks_breakdown")
+    real = benchmark_module("vision_real_decks")
+    breakdown = benchmark_module("real_decks_breakdown")
     scenes = [_scene(width, [("AS", "box1", [(10.0, 10.0)])], [[((10.0, 5.0), (10.0, 21.0))]])
               for width in [90.0, 95.0, 130.0]]
     gathered = breakdown.Breakdown()

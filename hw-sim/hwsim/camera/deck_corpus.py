@@ -55,6 +55,11 @@ KDE_LICENCES = {
     "kde-oxygen-air": ("GPL-2+", "The K Desktop Environment project; Eugene Trounev"),
 }
 
+GERMAN_COURTS = "non-English court indices (German B/D/K)"
+# Decks built on held-out aisleriot-orell's SVG source (hwsim.camera.artwork.DESIGN_FAMILIES).
+ON_ORELLS_SOURCE = ("; drawn from the source of aisleriot-orell (held out), its numerals "
+                    "the same glyphs")
+
 # Reviewed decks that are left out, with the reason (kept decks are absent).
 LEFT_OUT: dict[str, str] = {
     "aisleriot-bellot": RESERVED_REASON,
@@ -64,14 +69,10 @@ LEFT_OUT: dict[str, str] = {
     "derived from David Bellot's SVG-cards)",
     "kde-gm-paris": RESERVED_REASON + " (Paris pattern of undocumented origin, like the "
     "aisleriot deck of that name derived from SVG-cards; not opened as a precaution)",
-    "aisleriot-berlin": "non-English court indices (German B/D/K); drawn from the source of "
-    "aisleriot-orell (held out), its numerals the same glyphs",
-    "aisleriot-lattmann": "non-English court indices (German B/D/K); drawn from the source of "
-    "aisleriot-orell (held out), its numerals the same glyphs",
-    "aisleriot-rheinland": "non-English court indices (German B/D/K); drawn from the source of "
-    "aisleriot-orell (held out), its numerals the same glyphs",
-    "aisleriot-tarocco": "non-English court indices (Italian F/D/R); drawn from the source of "
-    "aisleriot-orell (held out), its numerals the same glyphs",
+    "aisleriot-berlin": GERMAN_COURTS + ON_ORELLS_SOURCE,
+    "aisleriot-lattmann": GERMAN_COURTS + ON_ORELLS_SOURCE,
+    "aisleriot-rheinland": GERMAN_COURTS + ON_ORELLS_SOURCE,
+    "aisleriot-tarocco": "non-English court indices (Italian F/D/R)" + ON_ORELLS_SOURCE,
     "aisleriot-slavic_costumes": "non-English indices (Russian: T for the ace, B/D/K courts)",
     "aisleriot-Атласные": "non-English indices (Russian: T for the ace, B/D/K courts); "
     "otherwise the design of aisleriot-atlasnye (kept)",
