@@ -1,4 +1,4 @@
-"""Render real card artwork (aisleriot and KDE card decks) into a training/evaluation corpus.
+"""Render real card artwork (aisleriot, KDE and shipped CC0 decks) into a training/eval corpus.
 
     python tools/render_deck_corpus.py [--out var/deck-corpus] [--height 360]
                                        [--decks NAME ...] [--no-install] [--list]

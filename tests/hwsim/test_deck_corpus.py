@@ -20,7 +20,7 @@ HAVE_PACKAGES = (
 needs_packages = pytest.mark.skipif(
     not HAVE_PACKAGES, reason=f"the Debian card decks are not installed; install with: {INSTALL}"
 )
-REAL_DECKS = ["kde-standard", "aisleriot-simplistic", "aisleriot-tango"]
+REAL_DECKS = ["kde-standard", "aisleriot-simplistic", "aisleriot-tango", "cc0-kennard"]
 
 
 def test_card_codes() -> None:
@@ -96,7 +96,7 @@ def test_reserved_deck_never_opened(monkeypatch: pytest.MonkeyPatch, tmp_path: P
 
     monkeypatch.setattr(dc.subprocess, "run", fake_run)
     monkeypatch.setattr("builtins.open", guarded_open)
-    decks = dc.discover(aisleriot, kde)
+    decks = dc.discover(aisleriot, kde, shipped_dir=tmp_path / "none")
     assert {d.name for d in decks} >= {"aisleriot-bellot", "kde-gm-paris"}
     for deck in dc.kept(decks):
         dc.render_deck(deck, tmp_path / "out", height=50)
@@ -138,6 +138,35 @@ def test_fake_render_and_manifest_shape(tmp_path: Path) -> None:
     assert dc.deck_names(tmp_path) == ["kde-standard"]
     assert dc.rendered_entry(tmp_path, "kde-standard", 100) is not None
     assert dc.rendered_entry(tmp_path, "kde-standard", 120) is None  # other height: render again
+
+
+def test_the_shipped_deck_is_listed_with_its_licence_and_all_its_files(tmp_path: Path) -> None:
+    decks = dc.discover(tmp_path, tmp_path)  # no Debian decks: the shipped one alone
+    assert [d.name for d in decks] == ["cc0-kennard"]
+    deck = decks[0]
+    assert deck.family == "cc0" and deck.reason is None and not dc.is_reserved(deck.name)
+    assert dc.licence(deck)[0] == "CC0-1.0" and "Adrian Kennard" in dc.licence(deck)[1]
+    assert "CC0" in (deck.source / "LICENCE.md").read_text()
+    assert sorted(p.stem for p in deck.source.glob("*.svg")) == sorted([*dc.CARDS, "back"])
+    assert dc.name_of(deck.source / "TD.svg") == "cc0-kennard" == dc.name_of(deck.source)
+    assert dc.source_signature(deck, 2) == ("VSA", "SSA")  # the ace of spades' symbols
+
+
+def test_a_shipped_deck_renders_each_card_from_its_own_file(tmp_path: Path) -> None:
+    deck = dc.Deck("cc0-kennard", "cc0", "tablectl", dc.SHIPPED_DIR / "kennard")
+    calls: list[list[str]] = []
+
+    def runner(args: list[str]) -> bytes:
+        calls.append(args)
+        return _fake_card_png()
+
+    entry = dc.render_deck(deck, tmp_path, height=100, run=runner)
+    assert entry["cards"] == 52 and entry["licence"] == "CC0-1.0"
+    assert not [c for c in calls if "-i" in c]  # whole files, no element ids
+    assert {Path(c[-1]).name for c in calls} == {f"{card}.svg" for card in [*dc.CARDS, "back"]}
+    reserved = dc.Deck("cc0-bellot", "cc0", "tablectl", tmp_path / "bellot")
+    with pytest.raises(ValueError, match="left out"):
+        dc.render_deck(reserved, tmp_path, height=100, run=runner)
 
 
 def test_unknown_and_left_out_names() -> None:

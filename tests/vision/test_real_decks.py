@@ -1,11 +1,11 @@
 """The shipped recognizer on real deck artwork it was never trained or tuned on.
 
 Decks come from Debian's card packages (`tools/render_deck_corpus.py`; the
-README's test command installs them). Two held-out decks of different
-families are drawn in clean scenes (no blur, tilt or chips): nearly every
-visible index must be read, and nearly every read right; then one deck is
-enrolled as the house deck from photos of its cards and read again, with no
-card read wrong.
+README's test command installs them) and from the public-domain deck committed
+here (`cc0-kennard`). Three held-out decks of different families are drawn in
+clean scenes (no blur, tilt or chips): nearly every visible index must be read,
+and nearly every read right; then one deck is enrolled as the house deck from
+photos of its cards and read again, with no card read wrong.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from vision.house_deck import CARDS, load_house_deck
 from vision.layout import layout_from_dict
 from vision.recognizer import MODEL_INFO, Recognizer
 
-DECKS = ("kde-nicu-white", "aisleriot-simplistic")
+DECKS = ("kde-nicu-white", "aisleriot-simplistic", "cc0-kennard")
 HANDS = [{"box1": ["TH", "4C"], "box2": ["KS", "AD", "7H"], "box3": ["QC", "9D"],
           "box4": ["2S", "8C", "5H"], "box5": ["JD", "3S"]},
          {"box1": ["6D", "QH"], "box2": ["TC", "2H", "9S"], "box3": ["AS", "KH"],

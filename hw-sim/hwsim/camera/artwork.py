@@ -49,7 +49,7 @@ NOT_TRAINED_DECKS: tuple[str, ...] = (
 HELD_OUT_DECKS: tuple[str, ...] = (
     "aisleriot-neoclassical", "aisleriot-orell", "aisleriot-simplistic", "aisleriot-tigullio",
     "kde-ancient-egyptians", "kde-nicu-ornamental", "kde-nicu-white",
-    "kde-tigullio-international",
+    "kde-tigullio-international", "cc0-kennard",
 )
 # Deck files drawn from one source or with one artist's index glyphs, whatever their names
 # say, left-out decks included. No family has decks both in TRAINING_DECKS and in
@@ -70,6 +70,7 @@ DESIGN_FAMILIES: dict[str, tuple[str, ...]] = {
     "nicu": ("kde-nicu-white", "kde-nicu-ornamental", "aisleriot-ornamental"),
     "tigullio": ("aisleriot-tigullio", "kde-tigullio-international"),
     "oxygen": ("kde-oxygen", "kde-oxygen-air", "kde-oxygen-white"),
+    "kennard": ("cc0-kennard",),
 }
 
 # Decks whose back shows card faces (Nicu's backs show four aces, index corners and all):

@@ -4,8 +4,9 @@ The corpus is a folder `OUT/<deck>/<CARD>.png` (52 faces, CARD = the code
 `foundation.cards` writes, e.g. `TD.png`) plus `OUT/<deck>/back.png` when the
 deck has a back, and `OUT/manifest.json` (format "deck-corpus/1"). Decks come
 from the aisleriot themes (`gnome-cards-data`) and the KDE card decks
-(`kdegames-card-data-kf5`); `DECKS` says which are kept and why the others are
-left out. Rendering uses `rsvg-convert` (`librsvg2-bin`).
+(`kdegames-card-data-kf5`), and the public-domain decks shipped in this package
+(`decks/<name>/<CARD>.svg`, one file a card, named `cc0-<name>`); `LEFT_OUT`
+says which are left out and why. Rendering uses `rsvg-convert` (`librsvg2-bin`).
 
 Reserved decks (David Bellot's SVG-cards, Chris Aguilar's Vectorized Playing
 Cards and anything derived from them) are kept for an outside evaluation: they
@@ -37,6 +38,8 @@ DEFAULT_HEIGHT = 360
 PACKAGES = ("gnome-cards-data", "kdegames-card-data-kf5", "librsvg2-bin")
 AISLERIOT_DIR = Path("/usr/share/aisleriot/cards")
 KDE_DIR = Path("/usr/share/carddecks")
+SHIPPED_DIR = Path(__file__).resolve().parent / "decks"
+SHIPPED_PREFIX = "cc0-"
 RESERVED_REASON = "reserved for outside evaluation; never rendered"
 RESERVED_WORDS = ("bellot", "aguilar")
 
@@ -53,6 +56,12 @@ KDE_LICENCES = {
     "kde-penguins": ("GPL-3+", "1998 DJ Delorie, M. Oberhumer; 2009 M. Woehlke; Tux by "
                      "L. Ewing, S. Budig, A. Gerwinski"),
     "kde-oxygen-air": ("GPL-2+", "The K Desktop Environment project; Eugene Trounev"),
+}
+# Where each shipped deck's files come from; decks/<name>/LICENCE.md says the same.
+SHIPPED_LICENCES = {
+    "cc0-kennard": ("CC0-1.0", "Adrian Kennard (public-domain dedication); the files of "
+                    "src/images/2color of the npm package @heruka_urgyen/react-playing-cards "
+                    "0.5.0, unchanged"),
 }
 
 GERMAN_COURTS = "non-English court indices (German B/D/K)"
@@ -96,10 +105,13 @@ LEFT_OUT: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Deck:
-    """One deck file: `name` is `aisleriot-<theme>` or `kde-<dir without svg->`."""
+    """One deck: `name` is `aisleriot-<theme>`, `kde-<dir without svg->` or `cc0-<dir>`.
+
+    `source` is the deck's one SVG file, or for a shipped deck ("cc0") its folder of one
+    SVG a card."""
 
     name: str
-    family: str  # "aisleriot" or "kde"
+    family: str  # "aisleriot", "kde" or "cc0"
     package: str
     source: Path
 
@@ -120,6 +132,9 @@ def is_reserved(name: str) -> bool:
 
 def name_of(source: Path) -> str:
     """The deck name of a deck file path (from the path only)."""
+    for folder in (source, source.parent):
+        if folder.parent == SHIPPED_DIR:
+            return f"{SHIPPED_PREFIX}{folder.name}"
     if source.parent.name.startswith("svg-"):
         return f"kde-{source.parent.name[4:]}"
     return f"aisleriot-{source.name.split('.')[0]}"
@@ -138,14 +153,17 @@ def element_id(deck: Deck | str, card: str) -> str:
     return f"{suit}_{rank}" if family == "aisleriot" else f"{rank}_{suit}"
 
 
-def discover(aisleriot_dir: Path = AISLERIOT_DIR, kde_dir: Path = KDE_DIR) -> list[Deck]:
-    """Every deck file of both packages (listed only; no file is opened)."""
+def discover(aisleriot_dir: Path = AISLERIOT_DIR, kde_dir: Path = KDE_DIR,
+             shipped_dir: Path = SHIPPED_DIR) -> list[Deck]:
+    """Every deck of both packages and of this package (listed only; no file is opened)."""
     decks = [Deck(f"aisleriot-{p.name[:-5]}", "aisleriot", "gnome-cards-data", p)
              for p in sorted(aisleriot_dir.glob("*.svgz"))]
     for folder in sorted(kde_dir.glob("svg-*")):
         files = sorted(folder.glob("*.svgz")) + sorted(folder.glob("*.svg"))
         if files:
             decks.append(Deck(f"kde-{folder.name[4:]}", "kde", "kdegames-card-data-kf5", files[0]))
+    decks += [Deck(f"{SHIPPED_PREFIX}{folder.name}", "cc0", "tablectl (hwsim/camera/decks)", folder)
+              for folder in sorted(shipped_dir.glob("*")) if (folder / "AS.svg").is_file()]
     return decks
 
 
@@ -160,6 +178,8 @@ def left_out(decks: Iterable[Deck]) -> dict[str, str]:
 def licence(deck: Deck) -> tuple[str, str]:
     if deck.family == "aisleriot":
         return AISLERIOT_LICENCE
+    if deck.family == "cc0":
+        return SHIPPED_LICENCES.get(deck.name, ("CC0-1.0", "see its LICENCE.md"))
     return KDE_LICENCES.get(deck.name, KDE_LICENCE)
 
 
@@ -170,7 +190,7 @@ def source_signature(deck: Deck, ids: int = 4) -> tuple[str, ...]:
     aisleriot-orell's. A reserved deck is refused before its file is opened."""
     if is_reserved(deck.name):
         raise PermissionError(f"reserved deck, never opened: {deck.name}")
-    raw = deck.source.read_bytes()
+    raw = card_file(deck, "AS").read_bytes()
     if raw[:2] == b"\x1f\x8b":
         raw = gzip.decompress(raw)
     head = raw[:20000].decode("utf-8", "replace")
@@ -204,9 +224,17 @@ def _card_box(alpha: np.ndarray) -> tuple[int, int, int, int]:
     return x, y, w, h
 
 
-def render_element(source: Path, ident: str, zoom: float, run: Runner = run_rsvg) -> np.ndarray:
-    """The element rendered at `zoom`, cropped to the card outline (BGRA)."""
-    png = run(["-i", ident, "-z", f"{zoom:.5f}", str(source)])
+def card_file(deck: Deck, card: str) -> Path:
+    """The SVG file that holds CARD ("TD", "back") of the deck."""
+    return deck.source / f"{card}.svg" if deck.family == "cc0" else deck.source
+
+
+def render_element(source: Path, ident: str | None, zoom: float, run: Runner = run_rsvg
+                   ) -> np.ndarray:
+    """The element (the whole file when `ident` is None) rendered at `zoom`, cropped to
+    the card outline (BGRA)."""
+    element = ["-i", ident] if ident is not None else []
+    png = run([*element, "-z", f"{zoom:.5f}", str(source)])
     img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
     if img is None or img.ndim != 3 or img.shape[2] != 4:
         raise RuntimeError(f"{source.name}: no image for {ident}")
@@ -226,12 +254,18 @@ def render_deck(deck: Deck, out: Path, height: int = DEFAULT_HEIGHT, workers: in
         raise ValueError(f"{deck.name} is left out: {deck.reason}")
     folder = out / deck.name
     folder.mkdir(parents=True, exist_ok=True)
-    probe = render_element(deck.source, element_id(deck, "AS"), 1.0, run)
+
+    def element(card: str) -> tuple[Path, str | None]:
+        if deck.family == "cc0":
+            return card_file(deck, card), None
+        return deck.source, element_id(deck, card)
+
+    probe = render_element(*element("AS"), 1.0, run)
     zoom = 1.02 * height / probe.shape[0]  # a hair larger, then shrunk to `height`
 
     def one(card: str) -> float | None:
         try:
-            img = render_element(deck.source, element_id(deck, card), zoom, run)
+            img = render_element(*element(card), zoom, run)
         except RuntimeError:
             if card == "back":
                 return None
