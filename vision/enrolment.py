@@ -8,7 +8,10 @@ turned upright and drawn again at the sizes, turns and spoilings a table
 camera sees; the recognizer's candidate finder and networks find its two index
 corners in each drawing, and the verifier's embeddings of those corners are the
 card's exemplars. A card missing from the input, given twice, whose corners
-cannot be found, or that looks like another enrolled card is named in the report.
+cannot be found, or that looks like another enrolled card is named in the report;
+an unreadable card printed in other colours than red and black (a four-colour
+deck's blue diamonds or green clubs, which the camera does not take for print)
+is named as such.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import cv2
 import numpy as np
 
 from foundation.cards import RANKS, SUITS, CardError, parse_card
+from vision.candidates import print_colour_mask
 from vision.house_deck import CARDS, HouseDeck
 from vision.images import ImageError, read_image
 from vision.recognizer import NOT_INDEX, Recognizer, candidate_features
@@ -28,6 +32,13 @@ from vision.recognizer import NOT_INDEX, Recognizer, candidate_features
 CARD_W, CARD_H = 110, 154  # the upright card, as a table camera sees one
 VIEWS = ((85, 0.0), (100, -6.0), (115, 5.0), (130, -3.0), (140, 8.0), (95, 3.0))
 SAME_CARD_SIMILARITY = 0.97  # two inputs this alike are the same card
+# A number card whose print is this much of colours the finder never takes for print
+# (vision.candidates.print_colour_mask) is of a deck the camera cannot read. Court
+# cards are not judged: their figures are printed in many colours in every deck.
+COLOURED_PRINT_SHARE = 0.3
+NUMBER_RANKS = "23456789T"
+FOUR_COLOUR_HINT = ("a four-colour deck? The camera reads decks printed in red and black "
+                    "only (hearts and diamonds red, spades and clubs black)")
 
 
 @dataclass
@@ -40,6 +51,7 @@ class EnrolmentReport:
     unreadable: list[str] = field(default_factory=list)
     alike: list[str] = field(default_factory=list)  # "AS looks like AC"
     ignored: list[str] = field(default_factory=list)  # files not named by a card
+    coloured: list[str] = field(default_factory=list)  # unreadable, printed in other colours
 
     @property
     def complete(self) -> bool:
@@ -53,7 +65,24 @@ class EnrolmentReport:
                              ("ignored (not named by a card, e.g. AS.jpg, 10H.png)", self.ignored)):
             if items:
                 out.append(f"{label}: {', '.join(items)}")
+        if self.coloured:
+            out.append(f"printed in other colours than red and black: "
+                       f"{', '.join(self.coloured)} ({FOUR_COLOUR_HINT})")
         return out
+
+
+def coloured_print_share(card: np.ndarray) -> float:
+    """The share of an upright card's print (what is clearly darker than its paper) in
+    colours that are not print to the candidate finder: 0 for black and red ink."""
+    blue, green, red = cv2.split(card)
+    brightest = cv2.max(cv2.max(blue, green), red)
+    darkest = cv2.min(cv2.min(blue, green), red)
+    paper = float(np.percentile(brightest, 90))
+    ink = darkest < 0.6 * paper
+    if not ink.any():
+        return 0.0
+    foreign = print_colour_mask(blue, green, brightest) == 0
+    return float((foreign & ink).sum() / ink.sum())
 
 
 def card_of_name(path: Path) -> str | None:
@@ -255,6 +284,9 @@ def enrol(recognizer: Recognizer, pictures: dict[str, np.ndarray], name: str,
             progress(done, len(pictures))
         if embeddings.shape[0] < 2:
             report.unreadable.append(card)
+            if card[0] in NUMBER_RANKS and (coloured_print_share(upright_card(pictures[card]))
+                                            >= COLOURED_PRINT_SHARE):
+                report.coloured.append(card)
             continue
         rows.append(embeddings)
         labels += [CARDS.index(card)] * embeddings.shape[0]
