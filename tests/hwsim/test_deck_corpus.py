@@ -169,6 +169,25 @@ def test_a_shipped_deck_renders_each_card_from_its_own_file(tmp_path: Path) -> N
         dc.render_deck(reserved, tmp_path, height=100, run=runner)
 
 
+@pytest.mark.skipif(shutil.which("rsvg-convert") is None, reason="needs librsvg2-bin")
+def test_the_shipped_deck_needs_no_debian_deck_package(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[tuple[str, ...]] = []
+
+    def deck_packages_missing(packages: tuple[str, ...] = dc.PACKAGES) -> list[str]:
+        asked.append(tuple(packages))
+        return [p for p in packages if p != dc.RENDERER_PACKAGE]
+
+    monkeypatch.setattr(dc, "missing_packages", deck_packages_missing)
+    dc.ensure_corpus(tmp_path, ["cc0-kennard"], height=120)
+    assert asked == [("librsvg2-bin",)]
+    assert dc.deck_names(tmp_path) == ["cc0-kennard"]
+    with pytest.raises(RuntimeError, match="gnome-cards-data"):
+        dc.ensure_corpus(tmp_path, ["cc0-kennard", "kde-standard"], height=120)
+    with pytest.raises(RuntimeError, match="kdegames-card-data-kf5"):
+        dc.ensure_corpus(tmp_path, None, height=120)
+
+
 def test_unknown_and_left_out_names() -> None:
     decks = [dc.Deck("kde-standard", "kde", "p", Path("a.svgz")),
              dc.Deck("aisleriot-bellot", "aisleriot", "p", Path("bellot.svgz"))]

@@ -229,6 +229,19 @@ def test_camera_only_a_shared_case_settles_as_expected(path: Path, tmp_path: Pat
     assert result.camera["events"] >= cards  # every card came off the felt
 
 
+@pytest.mark.skipif(not SHARED, reason=f"no shared conformance cases in {SHARED_CASES}")
+def test_camera_only_a_held_out_real_deck_settles_a_shared_case(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The public-domain deck committed here, never trained on, dealt by the camera alone:
+    the round settles as the case expects (it needs librsvg2-bin, no deck package)."""
+    _real_deck("cc0-kennard", tmp_path, monkeypatch)
+    doc = next(d for d in map(load_scenario, SHARED) if camera_cannot_carry(d) is None)
+    result = _play(doc, tmp_path, "only", felt_seed=FELT_SEED, camera_deck="cc0-kennard")
+    assert result.passed, "\n".join(result.problems())
+    cards = sum(1 for events in doc["rounds"] for e in events["events"] if "card" in e)
+    assert result.camera["events"] >= cards
+
+
 def test_the_camera_alone_cannot_carry_a_card_into_a_halted_round() -> None:
     base = {"format": "table-scenario/1", "name": "x", "profile": "casinos-austria"}
     halted = {**base, "rounds": [{"events": [{"bet": {"box": 1, "amount": 10}},

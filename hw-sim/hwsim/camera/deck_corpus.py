@@ -35,7 +35,8 @@ from foundation.cards import ALL_CARDS
 CARDS = list(ALL_CARDS)
 FORMAT = "deck-corpus/1"
 DEFAULT_HEIGHT = 360
-PACKAGES = ("gnome-cards-data", "kdegames-card-data-kf5", "librsvg2-bin")
+RENDERER_PACKAGE = "librsvg2-bin"
+PACKAGES = ("gnome-cards-data", "kdegames-card-data-kf5", RENDERER_PACKAGE)
 AISLERIOT_DIR = Path("/usr/share/aisleriot/cards")
 KDE_DIR = Path("/usr/share/carddecks")
 SHIPPED_DIR = Path(__file__).resolve().parent / "decks"
@@ -322,9 +323,17 @@ def deck_names(folder: Path | str) -> list[str]:
     return sorted(load_manifest(folder)["decks"])
 
 
-def missing_packages() -> list[str]:
+def packages_for(decks: Iterable[str] | None) -> tuple[str, ...]:
+    """The Debian packages rendering `decks` needs (None: every deck): the shipped decks'
+    files are in this package, so they need the renderer alone."""
+    if decks is not None and all(name.startswith(SHIPPED_PREFIX) for name in decks):
+        return (RENDERER_PACKAGE,)
+    return PACKAGES
+
+
+def missing_packages(packages: Iterable[str] = PACKAGES) -> list[str]:
     missing = []
-    for pkg in PACKAGES:
+    for pkg in packages:
         done = subprocess.run(["dpkg-query", "-W", "-f=${Status}", pkg], capture_output=True,
                               text=True, check=False)
         if "install ok installed" not in done.stdout:
@@ -332,20 +341,20 @@ def missing_packages() -> list[str]:
     return missing
 
 
-def install_command() -> list[str]:
+def install_command(packages: Iterable[str] = PACKAGES) -> list[str]:
     sudo = [] if os.geteuid() == 0 else ["sudo"]
-    return [*sudo, "apt-get", "install", "-y", *PACKAGES]
+    return [*sudo, "apt-get", "install", "-y", *packages]
 
 
-def ensure_packages(install: bool = True) -> None:
+def ensure_packages(install: bool = True, packages: tuple[str, ...] = PACKAGES) -> None:
     """Install the Debian packages when missing (RuntimeError when that is not allowed)."""
-    missing = missing_packages() if shutil.which("dpkg-query") else list(PACKAGES)
+    missing = missing_packages(packages) if shutil.which("dpkg-query") else list(packages)
     if missing and install and shutil.which("apt-get"):
-        subprocess.run(install_command(), check=False)
-        missing = missing_packages()
+        subprocess.run(install_command(packages), check=False)
+        missing = missing_packages(packages)
     if missing:
         raise RuntimeError(f"missing Debian package(s) {' '.join(missing)}; install with: "
-                           f"sudo apt-get install -y {' '.join(PACKAGES)}")
+                           f"sudo apt-get install -y {' '.join(packages)}")
 
 
 def select(decks: list[Deck], names: Iterable[str] | None) -> list[Deck]:
@@ -369,7 +378,8 @@ def ensure_corpus(folder: Path | str, decks: Iterable[str] | None = None,
                   log: Callable[[str], None] | None = None) -> Path:
     """Render what is missing of the corpus in `folder` and write its manifest."""
     out = Path(folder)
-    ensure_packages(install)
+    decks = None if decks is None else list(decks)
+    ensure_packages(install, packages_for(decks))
     everything = discover()
     chosen = select(everything, decks)
     out.mkdir(parents=True, exist_ok=True)
