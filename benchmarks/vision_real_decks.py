@@ -64,6 +64,7 @@ from corner_losses import (  # noqa: E402
     losses_line,
     proposed_at,
 )
+from intervals import interval_text  # noqa: E402
 from real_decks_breakdown import Breakdown  # noqa: E402
 from real_decks_options import parse_options, recognizer_for  # noqa: E402
 
@@ -184,12 +185,13 @@ def report(per_deck: dict[str, DeckScore], worst: int) -> DeckScore:
               f"{s.recall:>9.2%}{s.hand_rate:>8.2%}{deck.unknowns:>9}{proposed:>10}"
               f"{s.median_ms:>11.1f}{p95(s.times_ms):>8.1f}")
     s = total.score
-    checks = [("precision", s.precision, f"{s.matched}/{s.detections}"),
-              ("recall", s.recall, f"{s.truth_read}/{s.truth_cards}"),
-              ("hands", s.hand_rate, f"{s.hands_right}/{s.hands}")]
-    for name, value, counts in checks:
+    checks = [("precision", s.precision, s.matched, s.detections),
+              ("recall", s.recall, s.truth_read, s.truth_cards),
+              ("hands", s.hand_rate, s.hands_right, s.hands)]
+    for name, value, part, whole in checks:
         verdict = "ok" if value >= TARGETS[name] else "BELOW TARGET"
-        print(f"  {name} {value:.2%} ({counts}): {verdict} (target {TARGETS[name]:.1%})")
+        print(f"  {name} {value:.2%} ({part}/{whole}, {interval_text(part, whole)}): "
+              f"{verdict} (target {TARGETS[name]:.1%})")
     if total.corners:
         share = total.proposed / total.corners
         verdict = "ok" if share >= TARGET_PROPOSED else "BELOW TARGET"
