@@ -1,6 +1,7 @@
 """`tablectl vision check`: what reads the cards on this machine, and how fast.
 
     tablectl vision check [--config table.toml] [--frames 20] [--frame-size WxH]
+                          [--real-deck]
 
 Prints the runtime that runs the camera's networks and the verifier files it
 runs (the int8 copies on onnxruntime, `vision.quantized`), the enrolled house
@@ -10,7 +11,9 @@ takes for simulated table frames on one thread, at the camera's resolution
 1280x720; the cards are as wide in pixels at any size): the figure to hold
 against the camera's frame rate on the machine that will run the table (a Pi
 is several times slower than a desktop core). Exit 1 when the networks or the
-house deck cannot be used.
+house deck cannot be used. `--real-deck` also reads scenes of the real deck
+shipped in the package and says whether this machine reads them as the reference
+machine does (`vision_check_deck`; exit 1 when it does not).
 """
 
 from __future__ import annotations
@@ -42,6 +45,10 @@ def register(commands: Any) -> None:
     check.add_argument("--frame-size", type=_frame_size, metavar="WxH",
                        help="time frames of this size (default: the config's camera "
                             "width and height, else 1280x720)")
+    check.add_argument("--real-deck", action="store_true",
+                       help="also read scenes of a real deck never trained on, shipped in "
+                            "the package, and say whether this machine reads them as the "
+                            "reference machine does (needs rsvg-convert: librsvg2-bin)")
     check.set_defaults(func=run_check)
 
 
@@ -136,9 +143,24 @@ def run_check(args: argparse.Namespace) -> int:
             would = "would keep up" if with_faint <= period else "would not keep up"
             print(f"faint passes (off in the config): median {with_faint:.1f} ms with "
                   f"faint_passes = true: the recognizer {would}")
+    status = _real_deck_check() if args.real_deck else 0
     for line in recognizer.int8_refused:
         print(f"int8 copy not run: {line}")
-    return 0
+    return status
+
+
+def _real_deck_check() -> int:
+    """Read the shipped real deck with the shipped settings (no house deck: it is of
+    another deck); 1 when it cannot be drawn here or reads otherwise than the reference."""
+    from tablectl.commands.vision_check_deck import real_deck_lines
+    from vision.recognizer import Recognizer
+
+    try:
+        lines, alike = real_deck_lines(Recognizer())
+    except (RuntimeError, OSError) as exc:
+        return _fail(f"the real deck cannot be drawn here: {exc}")
+    print("\n".join(lines))
+    return 0 if alike else 1
 
 
 def describe_networks(recognizer: Any) -> str:
