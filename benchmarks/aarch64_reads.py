@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-MIRROR = "http://deb.debian.org/debian"
 PYTHON_PACKAGES = ["python3.11", "python3.11-minimal", "libpython3.11-minimal",
                    "libpython3.11-stdlib", "zlib1g", "libexpat1", "libffi8", "libstdc++6",
                    "libgcc-s1"]
@@ -83,7 +82,7 @@ def make_root(root: Path) -> None:
     if (root / "usr/bin/python3.11").exists():
         return
     subprocess.run(["debootstrap", "--foreign", "--arch=arm64", "--variant=minbase",
-                    f"--include={','.join(PYTHON_PACKAGES)}", "bookworm", str(root), MIRROR],
+                    f"--include={','.join(PYTHON_PACKAGES)}", "bookworm", str(root)],
                    check=True, stdout=subprocess.DEVNULL)
     # The first stage unpacks only the essential packages; the rest wait in the cache.
     for deb in sorted((root / "var/cache/apt/archives").glob("*.deb")):
