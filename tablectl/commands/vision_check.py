@@ -157,7 +157,7 @@ def _real_deck_check() -> int:
 
     try:
         lines, alike = real_deck_lines(Recognizer())
-    except (RuntimeError, OSError) as exc:
+    except (RuntimeError, OSError, ValueError) as exc:
         return _fail(f"the real deck cannot be drawn here: {exc}")
     print("\n".join(lines))
     return 0 if alike else 1

@@ -60,17 +60,18 @@ def reads_alike(right: int, visible: int, wrong: int, reference: Reference) -> b
 
 def real_deck_lines(recognizer: Any, corpus: Path | None = None) -> tuple[list[str], bool]:
     """The check's report, and whether this machine reads as the reference does.
-    RuntimeError when the deck cannot be rendered here."""
+    RuntimeError (no renderer), OSError (no place to draw it) or ValueError (the deck's
+    files missing from this install) when the deck cannot be drawn here."""
     from hwsim.camera.artwork import ArtworkDeck
     from hwsim.camera.dataset import generate_scenes
     from hwsim.camera.deck_corpus import ensure_corpus
     from hwsim.camera.scoring import ReadScore, score_scene
 
+    from vision.layout import layout_from_dict
+
     folder = ensure_corpus(corpus or deck_cache(), decks=[DECK])
     deck = ArtworkDeck.named(DECK, folder)
     score, times = ReadScore(), []
-    from vision.layout import layout_from_dict
-
     for scene in generate_scenes(REFERENCE.scenes, seed=SEED, designs=[deck]):
         started = time.perf_counter()
         reads, _unknown = recognizer.detect_all(scene.image, layout_from_dict(scene.layout))

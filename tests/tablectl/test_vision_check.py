@@ -283,3 +283,18 @@ def test_a_real_deck_that_cannot_be_drawn_is_one_line_and_exit_1(
     assert err == ["tablectl vision check: the real deck cannot be drawn here: missing Debian "
                    "package(s) librsvg2-bin; install with: sudo apt-get install -y "
                    "librsvg2-bin"]
+
+
+def test_a_real_deck_missing_from_the_install_is_one_line_and_exit_1(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An install without the deck's files (package data left out) names the deck."""
+    from hwsim.camera import deck_corpus
+
+    listed = deck_corpus.discover
+    monkeypatch.setattr(deck_corpus, "discover",
+                        lambda: listed(shipped_dir=tmp_path / "no-decks"))
+    monkeypatch.setenv("TABLECTL_DECK_CORPUS", str(tmp_path / "corpus"))
+    assert main(["vision", "check", "--frames", "1", "--real-deck"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown deck 'cc0-kennard'" in err[0], err
