@@ -257,9 +257,8 @@ def render_deck(deck: Deck, out: Path, height: int = DEFAULT_HEIGHT, workers: in
     folder.mkdir(parents=True, exist_ok=True)
 
     def element(card: str) -> tuple[Path, str | None]:
-        if deck.family == "cc0":
-            return card_file(deck, card), None
-        return deck.source, element_id(deck, card)
+        # A shipped deck's file is the card; a package deck's file holds it by id.
+        return card_file(deck, card), None if deck.family == "cc0" else element_id(deck, card)
 
     probe = render_element(*element("AS"), 1.0, run)
     zoom = 1.02 * height / probe.shape[0]  # a hair larger, then shrunk to `height`
