@@ -33,6 +33,7 @@ import os
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,6 +102,8 @@ class Score:
     by_condition: dict[str, list[int]] = field(default_factory=dict)
     missed_at: list[tuple[float, float]] = field(default_factory=list)  # this frame's only
     wrong_at: list[tuple[str, float, float]] = field(default_factory=list)  # this frame's only
+    # Where the wrong reads lie: WRONG_AT_VISIBLE, WRONG_AT_PARTIAL or WRONG_AT_NOTHING -> count
+    wrong_where: Counter[str] = field(default_factory=Counter)
 
     def add(self, other: Score) -> None:
         for name in ("detections", "matched", "second_reads", "partial_reads", "truth_cards",
@@ -110,6 +113,7 @@ class Score:
         self.times_ms += other.times_ms
         self.misses += other.misses
         self.false_reads += other.false_reads
+        self.wrong_where.update(other.wrong_where)
         for name, counts in other.by_condition.items():
             mine = self.by_condition.setdefault(name, [0] * len(counts))
             for k, value in enumerate(counts):
@@ -178,6 +182,7 @@ def score_scene(scene: Scene, detections: Sequence[Any], elapsed_ms: float) -> S
             score.false_reads.append(f"{scene.name}: read {det.card} at ({det.x:.0f}, "
                                      f"{det.y:.0f}) in {det.box}, conf {det.confidence:.2f}")
             score.wrong_at.append((det.card, det.x, det.y))
+            score.wrong_where[wrong_place(scene, det.x, det.y, radius)] += 1
     truth_by_box: dict[str, set[str]] = {}
     for card, box, _ in visible:
         truth_by_box.setdefault(box, set()).add(card)
@@ -193,6 +198,31 @@ def score_scene(scene: Scene, detections: Sequence[Any], elapsed_ms: float) -> S
             score.by_condition[name] = [1, score.truth_cards, score.truth_read,
                                         score.detections, score.matched]
     return score
+
+
+WRONG_AT_VISIBLE = "at another card's open index"
+WRONG_AT_PARTIAL = "at an index only partly open"
+WRONG_AT_NOTHING = "where no index shows"
+WRONG_PLACES = (WRONG_AT_VISIBLE, WRONG_AT_PARTIAL, WRONG_AT_NOTHING)
+
+
+def wrong_place(scene: Scene, x: float, y: float, radius: float) -> str:
+    """Where a wrong read lies: within `radius` of another card's open index (a card
+    misread), else of an index only 30-80% open (half an index taken for another
+    card), else away from any index (print, a chip, a hidden corner)."""
+    def near(points: list[tuple[float, float]]) -> bool:
+        return any(math.dist((x, y), p) <= radius for p in points)
+
+    if any(near(pts) for _, _, pts in scene.truth):
+        return WRONG_AT_VISIBLE
+    if any(near(pts) for _, pts in scene.partial):
+        return WRONG_AT_PARTIAL
+    return WRONG_AT_NOTHING
+
+
+def wrong_places_line(where: Counter[str]) -> str:
+    """'3 at another card's open index, 1 at an index only partly open, 0 where ...'"""
+    return ", ".join(f"{where[place]} {place}" for place in WRONG_PLACES)
 
 
 def rendered_scenes(n: int, seed: int, designs: Sequence[str]) -> Iterator[Scene]:

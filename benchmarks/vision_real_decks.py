@@ -53,6 +53,7 @@ from bench_vision import (  # noqa: E402
     rendered_scenes,
     score_scene,
     trained_on,
+    wrong_places_line,
 )
 from corner_losses import (  # noqa: E402
     NOT_AN_INDEX,
@@ -202,6 +203,9 @@ def report(per_deck: dict[str, DeckScore], worst: int) -> DeckScore:
     print(f"  {median:.1f} ms median, {p95(s.times_ms):.1f} ms p95 per frame, one core: "
           f"{verdict} (target {TARGETS['median_ms']:.0f} ms median)")
     print(f"  unknown corners reported: {total.unknowns}")
+    if total.score.false_reads:
+        print(f"  where the {len(total.score.false_reads)} wrong reads lie: "
+              f"{wrong_places_line(total.score.wrong_where)}")
     if total.confusions:
         common = ", ".join(f"{t}->{r} x{n}" for (t, r), n in total.confusions.most_common(worst))
         print(f"  worst confusions (truth->read): {common}")
