@@ -45,6 +45,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "hw-sim")]
 
+from wrong_places import wrong_place  # noqa: E402
+
 TARGET_PRECISION = 0.995
 TARGET_RECALL = 0.995
 TARGET_HANDS = 0.98
@@ -198,31 +200,6 @@ def score_scene(scene: Scene, detections: Sequence[Any], elapsed_ms: float) -> S
             score.by_condition[name] = [1, score.truth_cards, score.truth_read,
                                         score.detections, score.matched]
     return score
-
-
-WRONG_AT_VISIBLE = "at another card's open index"
-WRONG_AT_PARTIAL = "at an index only partly open"
-WRONG_AT_NOTHING = "where no index shows"
-WRONG_PLACES = (WRONG_AT_VISIBLE, WRONG_AT_PARTIAL, WRONG_AT_NOTHING)
-
-
-def wrong_place(scene: Scene, x: float, y: float, radius: float) -> str:
-    """Where a wrong read lies: within `radius` of another card's open index (a card
-    misread), else of an index only 30-80% open (half an index taken for another
-    card), else away from any index (print, a chip, a hidden corner)."""
-    def near(points: list[tuple[float, float]]) -> bool:
-        return any(math.dist((x, y), p) <= radius for p in points)
-
-    if any(near(pts) for _, _, pts in scene.truth):
-        return WRONG_AT_VISIBLE
-    if any(near(pts) for _, pts in scene.partial):
-        return WRONG_AT_PARTIAL
-    return WRONG_AT_NOTHING
-
-
-def wrong_places_line(where: Counter[str]) -> str:
-    """'3 at another card's open index, 1 at an index only partly open, 0 where ...'"""
-    return ", ".join(f"{where[place]} {place}" for place in WRONG_PLACES)
 
 
 def rendered_scenes(n: int, seed: int, designs: Sequence[str]) -> Iterator[Scene]:

@@ -53,7 +53,6 @@ from bench_vision import (  # noqa: E402
     rendered_scenes,
     score_scene,
     trained_on,
-    wrong_places_line,
 )
 from corner_losses import (  # noqa: E402
     NOT_AN_INDEX,
@@ -68,6 +67,7 @@ from corner_losses import (  # noqa: E402
 from intervals import interval_text  # noqa: E402
 from real_decks_breakdown import Breakdown  # noqa: E402
 from real_decks_options import parse_options, recognizer_for  # noqa: E402
+from wrong_places import wrong_places_line  # noqa: E402
 
 TARGET_PROPOSED = 0.998
 # A candidate pair this near a visible index corner (in card widths) is taken for it
@@ -204,7 +204,7 @@ def report(per_deck: dict[str, DeckScore], worst: int) -> DeckScore:
           f"{verdict} (target {TARGETS['median_ms']:.0f} ms median)")
     print(f"  unknown corners reported: {total.unknowns}")
     if total.score.false_reads:
-        print(f"  where the {len(total.score.false_reads)} wrong reads lie: "
+        print(f"  wrong reads ({len(total.score.false_reads)}), where they lie: "
               f"{wrong_places_line(total.score.wrong_where)}")
     if total.confusions:
         common = ", ".join(f"{t}->{r} x{n}" for (t, r), n in total.confusions.most_common(worst))

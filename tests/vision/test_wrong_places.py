@@ -1,5 +1,5 @@
 """Where the benchmarks' wrong reads lie: at another card's open index, at an index
-only partly open, or where no index shows (`bench_vision.wrong_place`)."""
+only partly open, or where no index shows (`benchmarks/wrong_places.py`)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ class Detection:
 
 def test_each_wrong_read_is_placed_and_right_reads_are_not_counted() -> None:
     bench = benchmark_module("bench_vision")
+    places = benchmark_module("wrong_places")
     # A 100 px card: reads within 25 px of an index count there.
     truth = [("AS", "box1", [(100.0, 100.0)]), ("KD", "box1", [(300.0, 100.0)]),
              ("9H", "box1", [])]  # 9H: no index open
@@ -39,12 +40,13 @@ def test_each_wrong_read_is_placed_and_right_reads_are_not_counted() -> None:
              Detection("4D", 300.0, 130.0)]  # 30 px from KD's index: too far, nothing there
     score = bench.score_scene(scene, reads, 1.0)
     assert (score.matched, score.partial_reads, len(score.false_reads)) == (1, 1, 4)
-    assert score.wrong_where == Counter({bench.WRONG_AT_VISIBLE: 1, bench.WRONG_AT_PARTIAL: 1,
-                                         bench.WRONG_AT_NOTHING: 2})
+    assert score.wrong_where == Counter({places.WRONG_AT_VISIBLE: 1,
+                                         places.WRONG_AT_PARTIAL: 1,
+                                         places.WRONG_AT_NOTHING: 2})
     total = bench.Score()
     total.add(score)
     total.add(score)
-    assert total.wrong_where[bench.WRONG_AT_NOTHING] == 4
-    assert bench.wrong_places_line(total.wrong_where) == (
+    assert total.wrong_where[places.WRONG_AT_NOTHING] == 4
+    assert places.wrong_places_line(total.wrong_where) == (
         "2 at another card's open index, 2 at an index only partly open, "
         "4 where no index shows")
