@@ -73,6 +73,9 @@ def parse_options(description: str, argv: Sequence[str] | None
     parser.add_argument("--no-candidates", action="store_true",
                         help="skip counting the candidate finder's proposals")
     parser.add_argument("--worst", type=int, default=12, help="confusions to list")
+    parser.add_argument("--wrong-crops", type=Path, default=None, metavar="DIR",
+                        help="write a picture of each wrong read into DIR, named by scene, "
+                             "card read and where it lies")
     parser.add_argument("--losses", action="store_true",
                         help="also say where each card not read was lost: read wrong, "
                              "unknown, dropped in merging, called not an index, never "

@@ -6,6 +6,7 @@
     python benchmarks/vision_real_decks.py --no-proposer    # without the learnt proposer
     python benchmarks/vision_real_decks.py --proposer P.onnx  # another proposer in its place
     python benchmarks/vision_real_decks.py --enrolled --learnt 40   # house decks too
+    python benchmarks/vision_real_decks.py --wrong-crops DIR   # a picture of each wrong read
 
 Scenes (1280x720, 3-7 boxes of fanned and overlapping hands, felt colours,
 tilt, uneven light, glare, shadows, blur, noise, JPEG, chips, face-down cards,
@@ -67,7 +68,7 @@ from corner_losses import (  # noqa: E402
 from intervals import interval_text  # noqa: E402
 from real_decks_breakdown import Breakdown  # noqa: E402
 from real_decks_options import parse_options, recognizer_for  # noqa: E402
-from wrong_places import wrong_places_line  # noqa: E402
+from wrong_places import write_crops, wrong_places_line  # noqa: E402
 
 TARGET_PROPOSED = 0.998
 # A candidate pair this near a visible index corner (in card widths) is taken for it
@@ -124,11 +125,12 @@ def confusions_of(scene: Scene, detections: Sequence[Any]) -> Counter[tuple[str,
 
 
 def run(scenes: Iterable[Scene], recognizer: Any, with_candidates: bool,
-        with_losses: bool = False, breakdown: Breakdown | None = None
-        ) -> dict[str, DeckScore]:
+        with_losses: bool = False, breakdown: Breakdown | None = None,
+        crops: Path | None = None) -> dict[str, DeckScore]:
     """Each deck's scores; `with_losses` also reads every frame's candidate pairs again
     (untimed) to say where each card not read was lost (`corner_losses`). Given a
-    `breakdown`, each scene is also counted there by card width and index size."""
+    `breakdown`, each scene is also counted there by card width and index size; given
+    `crops`, a picture of each wrong read is written there (`wrong_places.write_crops`)."""
     from vision.layout import layout_from_dict
 
     per_deck: dict[str, DeckScore] = {}
@@ -138,6 +140,8 @@ def run(scenes: Iterable[Scene], recognizer: Any, with_candidates: bool,
         detections, unknowns = recognizer.detect_all(scene.image, layout)
         elapsed = (time.perf_counter() - started) * 1000.0
         deck = DeckScore(score_scene(scene, detections, elapsed), len(unknowns))
+        if crops is not None:
+            write_crops(scene, deck.score, MATCH_RADIUS * scene.card_width, crops)
         deck.confusions = confusions_of(scene, detections)
         if with_candidates or with_losses:
             # Read again, untimed, for the pairs read: the finder's and the faint passes'.
@@ -248,7 +252,8 @@ def card_photos(deck: str, seed: int) -> dict[str, np.ndarray]:
 
 
 def run_enrolled(decks: Sequence[str], n_per_deck: int, seed: int,
-                 model: Path | None, proposer: bool = True) -> dict[str, DeckScore]:
+                 model: Path | None, proposer: bool = True, crops: Path | None = None
+                 ) -> dict[str, DeckScore]:
     """Each deck enrolled from photos of its cards, then read with that enrolment."""
     from vision.enrolment import EnrolmentReport, enrol
 
@@ -262,13 +267,13 @@ def run_enrolled(decks: Sequence[str], n_per_deck: int, seed: int,
         recognizer = load_recognizer(model, proposer=proposer)
         recognizer.house_deck = house
         scenes = rendered_scenes(n_per_deck, seed + 100 + k, [deck])
-        per_deck.update(run(scenes, recognizer, with_candidates=False))
+        per_deck.update(run(scenes, recognizer, with_candidates=False, crops=crops))
     return per_deck
 
 
 def run_learnt(decks: Sequence[str], learn_scenes: int, n_per_deck: int, seed: int,
-               model: Path | None, learn_from: str = "shoe", proposer: bool = True
-               ) -> dict[str, DeckScore]:
+               model: Path | None, learn_from: str = "shoe", proposer: bool = True,
+               crops: Path | None = None) -> dict[str, DeckScore]:
     """Each deck learnt from `learn_scenes` scenes of play, every visible index corner
     named by its card as a shoe names the cards it deals (`vision.deck_learning`),
     then read as the house deck in the scenes `run_enrolled` reads. `learn_from`
@@ -298,7 +303,7 @@ def run_learnt(decks: Sequence[str], learn_scenes: int, n_per_deck: int, seed: i
             print(f"  {deck}: after {learn_scenes} scenes {len(missing)} cards have fewer "
                   f"than {MIN_EXEMPLARS} exemplars: {', '.join(missing)}")
         scenes = rendered_scenes(n_per_deck, seed + 100 + k, [deck])
-        per_deck.update(run(scenes, recognizer, with_candidates=False))
+        per_deck.update(run(scenes, recognizer, with_candidates=False, crops=crops))
     return per_deck
 
 
@@ -361,15 +366,15 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"seed {args.seed}")
     if not (args.only_enrolled or args.only_learnt):
         breakdown = Breakdown() if args.by_size else None
-        total = report(run(scenes, recognizer, not args.no_candidates, args.losses, breakdown),
-                       args.worst)
+        total = report(run(scenes, recognizer, not args.no_candidates, args.losses, breakdown,
+                           args.wrong_crops), args.worst)
         if breakdown is not None:
             print("\n".join(breakdown.lines(total.score)))
     if args.enrolled or args.only_enrolled:
         print(f"\nEach deck enrolled as the house deck from photos of its 52 cards, then "
               f"{args.n_per_deck} new scenes of it (seed {args.seed + 100} on):")
         enrolled = report(run_enrolled(args.decks, args.n_per_deck, args.seed, args.model,
-                                           not args.no_proposer),
+                                           not args.no_proposer, args.wrong_crops),
                           args.worst)
         print(f"  enrolled house deck: {enrolled.score.precision:.2%} of the cards read are "
               f"right (target 99.9%), {enrolled.score.recall:.2%} of visible cards read")
@@ -382,7 +387,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{args.seed + 200} on), then read as the house deck in {args.n_per_deck} new "
               f"scenes (seed {args.seed + 100} on):")
         learnt_decks = run_learnt(args.decks, args.learnt, args.n_per_deck, args.seed,
-                                  args.model, args.learn_from, not args.no_proposer)
+                                  args.model, args.learn_from, not args.no_proposer,
+                                  args.wrong_crops)
         if not learnt_decks:
             print("  no deck could be learnt")
             return 1

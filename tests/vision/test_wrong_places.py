@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
+import cv2
 import numpy as np
 
 from tests.vision.benchmark_modules import benchmark_module
@@ -50,3 +52,27 @@ def test_each_wrong_read_is_placed_and_right_reads_are_not_counted() -> None:
     assert places.wrong_places_line(total.wrong_where) == (
         "2 at another card's open index, 2 at an index only partly open, "
         "4 where no index shows")
+
+
+def test_each_wrong_read_gets_a_picture_named_by_where_it_lies(tmp_path: Path) -> None:
+    bench = benchmark_module("bench_vision")
+    places = benchmark_module("wrong_places")
+    image = np.zeros((720, 1280, 3), np.uint8)
+    image[90:110, 290:310] = 255  # a white patch at KD's index
+    truth = [("KD", "box1", [(300.0, 100.0)])]
+    scene = bench.Scene("d#3", "d", image, 100.0, LAYOUT, truth, [], {}, [])
+    score = bench.score_scene(scene, [Detection("KS", 300.0, 100.0),
+                                      Detection("5C", 5.0, 700.0)], 1.0)
+    written = places.write_crops(scene, score, 25.0, tmp_path / "crops")
+    assert sorted(p.name for p in written) == ["d_3_5C_no-index_5_700.png",
+                                               "d_3_KS_open_300_100.png"]
+    open_crop = cv2.imread(str(tmp_path / "crops" / "d_3_KS_open_300_100.png"))
+    # 70 px each side of the read, drawn twice as large: the patch (frame 290-310, crop
+    # 60-80) at 120-160, the read's yellow dot at its middle (140, 140).
+    assert open_crop.shape == (280, 280, 3)
+    assert open_crop[122:132, 122:132].min() == 255
+    assert open_crop[100:118, 100:118].max() == 0
+    assert open_crop[140, 140].tolist() == [0, 255, 255]
+    # At the frame's corner the picture is cut by the frame: 75 px left, 90 px high.
+    edge = cv2.imread(str(tmp_path / "crops" / "d_3_5C_no-index_5_700.png"))
+    assert edge.shape == (2 * 90, 2 * 75, 3)
