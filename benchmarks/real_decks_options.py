@@ -8,6 +8,7 @@ decks and house decks are scored; `recognizer_for(args)` builds that recognizer.
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -121,6 +122,14 @@ def parse_options(description: str, argv: Sequence[str] | None
         parser.error(f"--proposer-zoom-below must be {MIN_SPAN_PX:g} to {MAX_SPAN_PX:g} px")
     if args.second_chance_confidence is not None and not 0.0 < args.second_chance_confidence <= 1.0:
         parser.error("--second-chance-confidence must be a probability above 0 and at most 1")
+    if args.wrong_crops is not None:
+        try:
+            args.wrong_crops.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            parser.error(f"--wrong-crops: cannot make the folder {args.wrong_crops} "
+                         f"({error.strerror or error})")
+        if not os.access(args.wrong_crops, os.W_OK):
+            parser.error(f"--wrong-crops: cannot write into {args.wrong_crops}")
     return parser, args
 
 

@@ -141,7 +141,11 @@ def run(scenes: Iterable[Scene], recognizer: Any, with_candidates: bool,
         elapsed = (time.perf_counter() - started) * 1000.0
         deck = DeckScore(score_scene(scene, detections, elapsed), len(unknowns))
         if crops is not None:
-            write_crops(scene, deck.score, MATCH_RADIUS * scene.card_width, crops)
+            try:
+                write_crops(scene, deck.score, MATCH_RADIUS * scene.card_width, crops)
+            except OSError as error:  # a full disk stops the pictures, not the benchmark
+                print(f"--wrong-crops: {error}; no more pictures written", file=sys.stderr)
+                crops = None
         deck.confusions = confusions_of(scene, detections)
         if with_candidates or with_losses:
             # Read again, untimed, for the pairs read: the finder's and the faint passes'.

@@ -211,3 +211,16 @@ def test_the_benchmark_refuses_bad_refiner_choices_in_one_line(flags: list[str],
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert message in done.stderr.splitlines()[-1]
+
+
+def test_the_benchmark_refuses_a_picture_folder_it_cannot_make_in_one_line(
+        tmp_path: Path) -> None:
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "vision_real_decks.py"
+    (tmp_path / "taken").write_text("a file, not a folder", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script), "--n-per-deck", "1",
+                           "--wrong-crops", "taken"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "--wrong-crops: cannot make the folder taken" in done.stderr.splitlines()[-1]
+    assert (tmp_path / "taken").read_text(encoding="utf-8") == "a file, not a folder"

@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
+import pytest
 
 from tests.vision.benchmark_modules import benchmark_module
 
@@ -76,3 +78,24 @@ def test_each_wrong_read_gets_a_picture_named_by_where_it_lies(tmp_path: Path) -
     # At the frame's corner the picture is cut by the frame: 75 px left, 90 px high.
     edge = cv2.imread(str(tmp_path / "crops" / "d_3_5C_no-index_5_700.png"))
     assert edge.shape == (2 * 90, 2 * 75, 3)
+
+
+def test_pictures_that_cannot_be_written_stop_but_the_scores_go_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    bench = benchmark_module("bench_vision")
+    real_decks = benchmark_module("vision_real_decks")
+    truth = [("KD", "box1", [(300.0, 100.0)])]
+    scenes = [bench.Scene(f"d#{k}", "d", np.zeros((720, 1280, 3), np.uint8), 100.0, LAYOUT,
+                          truth, [], {}, []) for k in (1, 2)]
+
+    class MisreadsKD:
+        def detect_all(self, image: np.ndarray, layout: object) -> tuple[list[Any], list[Any]]:
+            return [Detection("KS", 300.0, 100.0)], []
+
+    monkeypatch.setattr(cv2, "imwrite", lambda *args: False)  # a full disk
+    per_deck = real_decks.run(scenes, MisreadsKD(), with_candidates=False,
+                              crops=tmp_path / "crops")
+    assert per_deck["d"].score.scenes == 2 and len(per_deck["d"].score.false_reads) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert len(errors) == 1 and "no more pictures written" in errors[0]
