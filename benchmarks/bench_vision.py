@@ -104,7 +104,7 @@ class Score:
     by_condition: dict[str, list[int]] = field(default_factory=dict)
     missed_at: list[tuple[float, float]] = field(default_factory=list)  # this frame's only
     wrong_at: list[tuple[str, float, float]] = field(default_factory=list)  # this frame's only
-    # Where the wrong reads lie: WRONG_AT_VISIBLE, WRONG_AT_PARTIAL or WRONG_AT_NOTHING -> count
+    # Where the wrong reads lie (one of wrong_places.WRONG_PLACES) -> count
     wrong_where: Counter[str] = field(default_factory=Counter)
 
     def add(self, other: Score) -> None:
