@@ -86,6 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         global _interrupted
         _interrupted = True
+        _forget_threads_never_started()
         _say(f"{command}: interrupted")
         return 1
     except BrokenPipeError:
@@ -107,20 +108,36 @@ _interrupted = False
 
 
 def _quiet_unraisable(unraisable: sys.UnraisableHookArgs) -> None:
-    """An error Python cannot raise (in a finaliser or a weak reference's callback): a
-    Ctrl-C or a closed output landing there is the interrupt the command already reports;
-    anything else is one line, not the interpreter's traceback.
+    """An error Python cannot raise (in a finaliser, a weak reference's callback or an
+    exit handler): a Ctrl-C or a closed output landing there is the interrupt the command
+    already reports; anything else is one line, not the interpreter's traceback.
 
-    After a reported Ctrl-C, an error of the interpreter's last wait for threads is
-    part of that interrupt too: a Ctrl-C landing inside `Thread.start` leaves a thread
-    registered that never started, and the wait fails on it ("cannot join thread
-    before it is started")."""
-    if isinstance(unraisable.exc_value, KeyboardInterrupt | BrokenPipeError):
+    After a reported Ctrl-C, an exit-time wait failing on a thread that never started is
+    part of that interrupt too: a Ctrl-C landing inside `Thread.start` leaves the thread
+    registered but not started, and the wait says "cannot join thread before it is
+    started"."""
+    error = unraisable.exc_value
+    if isinstance(error, KeyboardInterrupt | BrokenPipeError):
         return
-    if _interrupted and unraisable.object is threading._shutdown:  # type: ignore[attr-defined]
+    if _interrupted and isinstance(error, RuntimeError) and _NEVER_STARTED in str(error):
         return
     _say(f"tablectl: ignored an error in {unraisable.object!r}: "
-         f"{type(unraisable.exc_value).__name__}: {unraisable.exc_value}")
+         f"{type(error).__name__}: {error}")
+
+
+_NEVER_STARTED = "cannot join thread before it is started"
+
+
+def _forget_threads_never_started() -> None:
+    """gpiozero joins its own threads at exit, then releases the pins; a thread a Ctrl-C
+    caught inside its start would stop that at the join, leaving the pins held."""
+    gpiozero_threads = sys.modules.get("gpiozero.threads")
+    registered = getattr(gpiozero_threads, "_THREADS", None)
+    if not isinstance(registered, set):
+        return
+    for thread in list(registered):
+        if isinstance(thread, threading.Thread) and thread.ident is None:
+            registered.discard(thread)
 
 
 def _command_words(args: argparse.Namespace) -> list[str]:

@@ -62,7 +62,8 @@ def test_an_interrupt_in_a_finaliser_prints_no_traceback(capsys: pytest.CaptureF
 def test_after_a_reported_interrupt_the_last_wait_for_threads_says_nothing_more(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """A Ctrl-C inside Thread.start leaves a thread that never started, and the
-    interpreter's last wait for threads (threading._shutdown) fails on it at exit."""
+    interpreter's last wait for threads (threading._shutdown) fails on it at exit.
+    The interpreter reports that failure in the threading module."""
     import argparse
     import threading
     from types import SimpleNamespace
@@ -70,8 +71,7 @@ def test_after_a_reported_interrupt_the_last_wait_for_threads_says_nothing_more(
     from tablectl import cli
 
     failed_wait = SimpleNamespace(
-        object=threading._shutdown,  # type: ignore[attr-defined]
-        exc_value=RuntimeError("cannot join thread before it is started"))
+        object=threading, exc_value=RuntimeError("cannot join thread before it is started"))
     monkeypatch.setattr(cli, "_interrupted", False)
     cli._quiet_unraisable(failed_wait)  # type: ignore[arg-type]
     assert "RuntimeError: cannot join thread" in capsys.readouterr().err  # no interrupt yet
@@ -91,3 +91,43 @@ def test_after_a_reported_interrupt_the_last_wait_for_threads_says_nothing_more(
     cli._quiet_unraisable(SimpleNamespace(object=len,  # type: ignore[arg-type]
                                           exc_value=ValueError("bad state")))
     assert "ValueError: bad state" in capsys.readouterr().err
+
+
+# A command whose Ctrl-C lands inside the start of one of gpiozero's threads, after
+# gpiozero registered it for its exit handler (GPIOThread.start adds, then starts).
+# The exit handler at the top runs after gpiozero's own (handlers run last first) and
+# says whether gpiozero got as far as releasing its pins.
+_CTRL_C_IN_GPIOZERO_START = """
+import argparse, atexit, sys, threading
+atexit.register(lambda: print("pins released:", Device.pin_factory is None, file=sys.stderr))
+from gpiozero import Device, LED
+from gpiozero.pins.mock import MockFactory
+from gpiozero.threads import GPIOThread
+from tablectl import cli
+
+def pressed(_args):
+    Device.pin_factory = MockFactory()
+    LED(17)
+    real_start = threading.Thread.start
+    def interrupted_start(thread):
+        raise KeyboardInterrupt
+    threading.Thread.start = interrupted_start
+    try:
+        GPIOThread(target=lambda: None).start()
+    finally:
+        threading.Thread.start = real_start
+
+parser = argparse.ArgumentParser(prog="tablectl")
+parser.set_defaults(func=pressed, verbose_all=False)
+cli.build_parser = lambda: parser
+sys.exit(cli.main([]))
+"""
+
+
+def test_a_ctrl_c_inside_a_gpiozero_thread_start_still_releases_the_pins() -> None:
+    import subprocess
+
+    result = subprocess.run([sys.executable, "-c", _CTRL_C_IN_GPIOZERO_START],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == ["tablectl: interrupted", "pins released: True"]
