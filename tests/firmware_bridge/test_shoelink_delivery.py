@@ -140,11 +140,17 @@ def test_an_unplug_mid_deal_loses_nothing_once_the_shoe_is_back(
 ) -> None:
     cards = shuffled_shoe(4, seed=5)
     made = Signal()
+    # Dealer-paced, so the cable comes out mid-deal however slowly this test runs
+    # (a shoe dealing as fast as it can may have dealt all 208 before the pull).
     shoe, reader, store = run_deal(rig, cards, LineFaults(), seed=1, buffer_size=64,
-                                   on_frame=made.notify)
-    store.stored.wait_until(lambda: len(store.reliable()) >= 60, "60 frames stored", 30.0)
+                                   on_frame=made.notify, dealer_paced=True)
+    shoe.draw(60)
+    store.stored.wait_until(
+        lambda: sum(isinstance(e, ShoeCard) for e in store.reliable()) >= 60,
+        "60 cards stored", 30.0)
     shoe.unplug()
     # The dealer keeps dealing until the buffer stops the gate; the reader goes offline.
+    shoe.draw(len(cards) - 60)
     made.wait_until(lambda: shoe.pending_count >= 64, "the shoe's buffer full", 30.0)
     store.stored.wait_until(lambda: not reader.online, "the reader offline", 30.0)
     assert shoe.pending_count == 64
