@@ -54,7 +54,8 @@ def test_every_event_once_in_order_with_rounds_state_and_status(
                      "the broker's acknowledgements")
     finally:
         publisher.stop()
-    assert watcher.docs("status")[-1]["status"] == "offline"
+    # stop() waits for the broker to take the offline status; a subscriber gets it after.
+    watcher.wait(lambda: watcher.docs("status")[-1]["status"] == "offline", "the offline status")
     # The mark beside the journal says what the broker has.
     mark = load_mark(mark_path(journal.path))
     assert (mark.events, mark.rounds, mark.origin) == (24, 6, publisher.origin)
