@@ -1,3 +1,4 @@
+import subprocess
 import sys
 
 import pytest
@@ -125,8 +126,6 @@ sys.exit(cli.main([]))
 
 
 def test_a_ctrl_c_inside_a_gpiozero_thread_start_still_releases_the_pins() -> None:
-    import subprocess
-
     result = subprocess.run([sys.executable, "-c", _CTRL_C_IN_GPIOZERO_START],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
