@@ -202,10 +202,15 @@ def score_scene(scene: Scene, detections: Sequence[Any], elapsed_ms: float) -> S
     return score
 
 
-def rendered_scenes(n: int, seed: int, designs: Sequence[str]) -> Iterator[Scene]:
-    from hwsim.camera.dataset import generate_scenes
+def rendered_scenes(n: int, seed: int, designs: Sequence[str],
+                    jpeg_qualities: tuple[int, int] | None = None) -> Iterator[Scene]:
+    """`n` scenes of `designs`; `jpeg_qualities` (lowest, highest) spreads the compressed
+    scenes' JPEG quality over that range instead of the training sets' 50-95."""
+    from hwsim.camera.dataset import JPEG_QUALITIES, generate_scenes
 
-    for i, rendered in enumerate(generate_scenes(n, seed, list(designs)), start=1):
+    qualities = jpeg_qualities or JPEG_QUALITIES
+    for i, rendered in enumerate(generate_scenes(n, seed, list(designs),
+                                                 jpeg_qualities=qualities), start=1):
         yield Scene(f"{rendered.design}#{i}", rendered.design, rendered.image,
                     rendered.card_width, rendered.layout,
                     [(t.card, t.box, list(t.index_points)) for t in rendered.truth],

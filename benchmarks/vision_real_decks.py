@@ -7,6 +7,7 @@
     python benchmarks/vision_real_decks.py --proposer P.onnx  # another proposer in its place
     python benchmarks/vision_real_decks.py --enrolled --learnt 40   # house decks too
     python benchmarks/vision_real_decks.py --wrong-crops DIR   # a picture of each wrong read
+    python benchmarks/vision_real_decks.py --jpeg-qualities 60 95  # the issue's JPEG range
 
 Scenes (1280x720, 3-7 boxes of fanned and overlapping hands, felt colours,
 tilt, uneven light, glare, shadows, blur, noise, JPEG, chips, face-down cards,
@@ -256,8 +257,8 @@ def card_photos(deck: str, seed: int) -> dict[str, np.ndarray]:
 
 
 def run_enrolled(decks: Sequence[str], n_per_deck: int, seed: int,
-                 model: Path | None, proposer: bool = True, crops: Path | None = None
-                 ) -> dict[str, DeckScore]:
+                 model: Path | None, proposer: bool = True, crops: Path | None = None,
+                 jpeg_qualities: tuple[int, int] | None = None) -> dict[str, DeckScore]:
     """Each deck enrolled from photos of its cards, then read with that enrolment."""
     from vision.enrolment import EnrolmentReport, enrol
 
@@ -270,14 +271,15 @@ def run_enrolled(decks: Sequence[str], n_per_deck: int, seed: int,
             print(f"  {deck}: enrolment incomplete: {'; '.join(report.lines())}")
         recognizer = load_recognizer(model, proposer=proposer)
         recognizer.house_deck = house
-        scenes = rendered_scenes(n_per_deck, seed + 100 + k, [deck])
+        scenes = rendered_scenes(n_per_deck, seed + 100 + k, [deck], jpeg_qualities)
         per_deck.update(run(scenes, recognizer, with_candidates=False, crops=crops))
     return per_deck
 
 
 def run_learnt(decks: Sequence[str], learn_scenes: int, n_per_deck: int, seed: int,
                model: Path | None, learn_from: str = "shoe", proposer: bool = True,
-               crops: Path | None = None) -> dict[str, DeckScore]:
+               crops: Path | None = None, jpeg_qualities: tuple[int, int] | None = None
+               ) -> dict[str, DeckScore]:
     """Each deck learnt from `learn_scenes` scenes of play, every visible index corner
     named by its card as a shoe names the cards it deals (`vision.deck_learning`),
     then read as the house deck in the scenes `run_enrolled` reads. `learn_from`
@@ -291,7 +293,7 @@ def run_learnt(decks: Sequence[str], learn_scenes: int, n_per_deck: int, seed: i
         recognizer = load_recognizer(model, proposer=proposer)
         try:
             learner = DeckLearner(recognizer, deck)
-            for scene in rendered_scenes(learn_scenes, seed + 200 + k, [deck]):
+            for scene in rendered_scenes(learn_scenes, seed + 200 + k, [deck], jpeg_qualities):
                 radius = LEARN_RADIUS * scene.card_width
                 corners = [(card, x, y) for card, _, points in scene.truth for x, y in points]
                 if learn_from != "shoe":
@@ -306,7 +308,7 @@ def run_learnt(decks: Sequence[str], learn_scenes: int, n_per_deck: int, seed: i
         if missing:
             print(f"  {deck}: after {learn_scenes} scenes {len(missing)} cards have fewer "
                   f"than {MIN_EXEMPLARS} exemplars: {', '.join(missing)}")
-        scenes = rendered_scenes(n_per_deck, seed + 100 + k, [deck])
+        scenes = rendered_scenes(n_per_deck, seed + 100 + k, [deck], jpeg_qualities)
         per_deck.update(run(scenes, recognizer, with_candidates=False, crops=crops))
     return per_deck
 
@@ -364,10 +366,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     recognizer = recognizer_for(args)
     one_core()
     # Interleave decks scene by scene so each deck sees the same range of conditions.
-    scenes = rendered_scenes(args.n_per_deck * len(args.decks), args.seed, args.decks)
+    scenes = rendered_scenes(args.n_per_deck * len(args.decks), args.seed, args.decks,
+                             args.jpeg_qualities)
     kind = "trained on (fresh scenes)" if leaked else "never trained or tuned on"
+    qualities = "" if args.jpeg_qualities is None else (
+        ", JPEG quality {}-{}".format(*args.jpeg_qualities))
     print(f"{args.n_per_deck} scenes of each of {len(args.decks)} decks {kind}, 1280x720, "
-          f"seed {args.seed}")
+          f"seed {args.seed}{qualities}")
     if not (args.only_enrolled or args.only_learnt):
         breakdown = Breakdown() if args.by_size else None
         total = report(run(scenes, recognizer, not args.no_candidates, args.losses, breakdown,
@@ -378,7 +383,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\nEach deck enrolled as the house deck from photos of its 52 cards, then "
               f"{args.n_per_deck} new scenes of it (seed {args.seed + 100} on):")
         enrolled = report(run_enrolled(args.decks, args.n_per_deck, args.seed, args.model,
-                                           not args.no_proposer, args.wrong_crops),
+                                           not args.no_proposer, args.wrong_crops,
+                                           args.jpeg_qualities),
                           args.worst)
         print(f"  enrolled house deck: {enrolled.score.precision:.2%} of the cards read are "
               f"right (target 99.9%), {enrolled.score.recall:.2%} of visible cards read")
@@ -392,7 +398,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"scenes (seed {args.seed + 100} on):")
         learnt_decks = run_learnt(args.decks, args.learnt, args.n_per_deck, args.seed,
                                   args.model, args.learn_from, not args.no_proposer,
-                                  args.wrong_crops)
+                                  args.wrong_crops, args.jpeg_qualities)
         if not learnt_decks:
             print("  no deck could be learnt")
             return 1
