@@ -39,17 +39,22 @@ from vision.refiner import SIZE, window_targets, windows  # noqa: E402
 
 SCENE_SEED_OFFSET = 9000  # the refiner's scenes are none of the other networks'
 PROPOSALS_PER_CORNER = 6
+# The spreads (rank-to-pip distances) of the misses drawn around each corner.
+SPREADS = (0.15, 0.45)
 
 
-def missed_proposals(ranks: np.ndarray, pips: np.ndarray, rng: np.random.Generator
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def missed_proposals(ranks: np.ndarray, pips: np.ndarray, rng: np.random.Generator,
+                     spreads: Sequence[float] = SPREADS) -> tuple[np.ndarray, np.ndarray]:
     """Proposals around the true pairs as the proposer misses them: the midpoint moved
-    (mostly a little, often by half a rank-to-pip distance), the pair turned by up to
-    35 degrees and its length off by up to 60%."""
+    (by a normal spread of one of `spreads` rank-to-pip distances, each as likely: by
+    default mostly a little, often by half a distance), the pair turned by up to 35
+    degrees and its length off by up to 60%."""
     n = len(ranks)
     vector = pips - ranks
     span = np.hypot(vector[:, 0], vector[:, 1])[:, None]
-    spread = np.where(rng.random(n) < 0.5, 0.15, 0.45)[:, None]
+    # One uniform draw a proposal picks its spread (below 0.5: the first of two).
+    pick = np.minimum((rng.random(n) * len(spreads)).astype(int), len(spreads) - 1)
+    spread = np.asarray(spreads, np.float64)[pick][:, None]
     shift = np.clip(rng.normal(0.0, 1.0, (n, 2)) * spread, -1.1, 1.1) * span
     angle = np.clip(rng.normal(0.0, np.radians(12), n), -np.radians(35), np.radians(35))
     scale = np.clip(np.exp(rng.normal(0.0, 0.2, n)), 0.6, 1.6)
@@ -60,9 +65,10 @@ def missed_proposals(ranks: np.ndarray, pips: np.ndarray, rng: np.random.Generat
     return (middle - turned / 2).astype(np.float32), (middle + turned / 2).astype(np.float32)
 
 
-def render_part(args: tuple[int, int, int, list[str]]) -> tuple[np.ndarray, np.ndarray]:
+def render_part(args: tuple[int, int, int, list[str], tuple[float, ...]]
+                ) -> tuple[np.ndarray, np.ndarray]:
     """Windows and targets of scenes start .. start+n-1 of the seeded series."""
-    seed, start, n, designs = args
+    seed, start, n, designs, spreads = args
     from hwsim.camera.dataset import generate_scenes
 
     cuts, answers = [], []
@@ -74,7 +80,7 @@ def render_part(args: tuple[int, int, int, list[str]]) -> tuple[np.ndarray, np.n
         pips = np.array([g[1] for g in glyphs], np.float32)
         rng = np.random.default_rng([seed, start + number])
         for _ in range(PROPOSALS_PER_CORNER):
-            near_ranks, near_pips = missed_proposals(ranks, pips, rng)
+            near_ranks, near_pips = missed_proposals(ranks, pips, rng, spreads)
             cuts.append(windows(scene.image, near_ranks, near_pips))
             answers.append(window_targets(near_ranks, near_pips, ranks, pips))
     if not cuts:
@@ -83,11 +89,15 @@ def render_part(args: tuple[int, int, int, list[str]]) -> tuple[np.ndarray, np.n
 
 
 def load_or_render(cache: Path | None, seed: int, count: int, designs: list[str],
-                   jobs: int) -> tuple[np.ndarray, np.ndarray]:
+                   jobs: int, spreads: tuple[float, ...] = SPREADS
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """The windows of `cache` where it was made from the same recipe; else rendered
     (and written to `cache`, where given)."""
-    recipe = json.dumps({"seed": seed, "count": count, "designs": designs,
-                         "per_corner": PROPOSALS_PER_CORNER, "size": SIZE})
+    recipe_of: dict[str, object] = {"seed": seed, "count": count, "designs": designs,
+                                    "per_corner": PROPOSALS_PER_CORNER, "size": SIZE}
+    if spreads != SPREADS:  # the default recipe reads the caches written before
+        recipe_of["spreads"] = list(spreads)
+    recipe = json.dumps(recipe_of)
     if cache is not None and cache.exists():
         try:
             with np.load(cache, allow_pickle=False) as stored:
@@ -98,7 +108,8 @@ def load_or_render(cache: Path | None, seed: int, count: int, designs: list[str]
         except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
             print(f"{cache} cannot be read ({exc}): rendering afresh")
     chunk = 25
-    parts = [(seed, s, min(chunk, count - s), designs) for s in range(0, count, chunk)]
+    parts = [(seed, s, min(chunk, count - s), designs, spreads)
+             for s in range(0, count, chunk)]
     cuts, answers = [], []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         for done, (cut, answer) in enumerate(pool.map(render_part, parts), start=1):
@@ -183,7 +194,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                              "windows")
     parser.add_argument("--width", type=int, default=16,
                         help="channels of the first convolution (the next two: 2x, 3x)")
-    return parse_counts(parser, argv, ("scenes", "steps", "jobs", "width"))
+    parser.add_argument("--spreads", type=float, nargs="+", default=list(SPREADS),
+                        metavar="DISTANCES",
+                        help="normal spreads of the misses drawn around each corner, in "
+                             "rank-to-pip distances, each as likely (default 0.15 0.45)")
+    args = parse_counts(parser, argv, ("scenes", "steps", "jobs", "width"))
+    if not all(0.0 < s <= 1.1 for s in args.spreads):
+        parser.error("--spreads must be distances above 0 and up to 1.1")
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -191,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = shipped_design_names(ROOT)
     start = time.monotonic()
     cuts, answers = load_or_render(args.cache, args.seed + SCENE_SEED_OFFSET, args.scenes,
-                                   names, args.jobs)
+                                   names, args.jobs, tuple(args.spreads))
     print(f"{len(cuts)} windows ({time.monotonic() - start:.0f} s)", flush=True)
     net = train(cuts, answers, args.steps, args.seed, args.width)
     export(net, args.out)

@@ -80,3 +80,34 @@ def test_a_cache_of_another_recipe_or_unreadable_is_rendered_afresh(
     # ... another seed is rendered again.
     tool.load_or_render(cache, 9002, 2, ["classic_duplex"], 1)
     assert "holds other windows" in capsys.readouterr().out and len(calls) == 2
+
+
+def test_wider_spreads_draw_wider_misses_and_the_default_draws_as_before() -> None:
+    tool = _tool()
+    ranks = np.tile(np.array([[100.0, 100.0]], np.float32), (4000, 1))
+    pips = ranks + [0.0, 20.0]
+
+    def shifts(spreads: tuple[float, ...]) -> np.ndarray:
+        near_ranks, near_pips = tool.missed_proposals(ranks, pips, np.random.default_rng(3),
+                                                      spreads)
+        return np.hypot(*(((near_ranks + near_pips) / 2) - [100.0, 110.0]).T) / 20.0
+
+    # The default picks 0.15 for a uniform draw under 0.5, else 0.45, as the shipped
+    # refiner's recipe did: one uniform draw a proposal, then the normal shifts.
+    rng = np.random.default_rng(3)
+    spread = np.where(rng.random(4000) < 0.5, 0.15, 0.45)[:, None]
+    expected = np.clip(rng.normal(0.0, 1.0, (4000, 2)) * spread, -1.1, 1.1)
+    assert np.allclose(shifts(tool.SPREADS), np.hypot(*expected.T), atol=1e-5)
+    # A normal spread of 0.8 per axis: the median miss is about 0.8 * 1.18 distances.
+    wide = shifts((0.8,))
+    assert 0.8 < float(np.median(wide)) < 1.05
+    assert float(np.median(shifts(tool.SPREADS))) < 0.45
+
+
+@pytest.mark.parametrize("spreads", [["0"], ["0.2", "1.5"], ["-0.1"]])
+def test_a_spread_outside_its_bounds_is_refused(spreads: list[str],
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        _tool().main(["--spreads", *spreads])
+    assert exit_info.value.code == 2
+    assert "--spreads must be distances above 0 and up to 1.1" in capsys.readouterr().err
