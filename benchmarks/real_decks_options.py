@@ -111,11 +111,13 @@ def parse_options(description: str, argv: Sequence[str] | None
     if args.n_per_deck < 1:
         parser.error("--n-per-deck must be 1 or more")
     if args.jpeg_qualities is not None:
-        low, high = args.jpeg_qualities
-        if not 1 <= low <= high <= 100:
-            parser.error("--jpeg-qualities must be two qualities from 1 to 100, the lower "
-                         "first")
-        args.jpeg_qualities = (low, high)
+        from hwsim.camera.dataset import check_jpeg_qualities
+
+        args.jpeg_qualities = tuple(args.jpeg_qualities)
+        try:
+            check_jpeg_qualities(args.jpeg_qualities)
+        except ValueError as error:
+            parser.error(str(error))
     if args.learnt < 0:
         parser.error("--learnt must be 0 (off) or more scenes")
     if args.only_learnt and not args.learnt:

@@ -46,7 +46,7 @@ def random_spec(rng: np.random.Generator, frame_size: tuple[int, int] = (1280, 7
     another range; the same random draws are made, so everything else in the scene is
     as it is with the default range.
     """
-    _check_jpeg_qualities(jpeg_qualities)
+    check_jpeg_qualities(jpeg_qualities)
     n_boxes = int(rng.integers(3, 8))
     width = int(rng.integers(MIN_CARD_WIDTH, MAX_CARD_WIDTH[n_boxes] + 1))
     deck = list(rng.permutation(DECK))
@@ -77,10 +77,12 @@ def random_spec(rng: np.random.Generator, frame_size: tuple[int, int] = (1280, 7
     )
 
 
-def _check_jpeg_qualities(qualities: tuple[int, int]) -> None:
+def check_jpeg_qualities(qualities: tuple[int, int]) -> None:
+    """ValueError unless `qualities` is (lowest, highest) within 1-100."""
     low, high = qualities
     if not 1 <= low <= high <= 100:
-        raise ValueError(f"JPEG qualities {low}-{high} are not a range within 1-100")
+        raise ValueError(f"--jpeg-qualities {low} {high}: JPEG qualities must be two from "
+                         "1 to 100, the lower first")
 
 
 def _jpeg_quality(drawn: int, qualities: tuple[int, int]) -> int:
