@@ -13,7 +13,7 @@ class Detection:
     `box` is the layout area it lies in (None without a layout or outside all);
     `reason`, for an index corner seen but not read (card "??"), why not
     (`vision.reads`: "unsure", "networks disagree", "corners disagree", "ink
-    colour", "deck disagrees", "deck unsure"). `alternatives`: the other cards the
+    colour", "face disagrees", "deck disagrees", "deck unsure"). `alternatives`: the other cards the
     networks give at least 0.001 probability at that corner, likeliest first
     (`vision.reads.likely_cards`). `deck_card`: where a house deck stopped the
     networks' sure read ("deck disagrees", "deck unsure"), the deck's nearest card.

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.combine import AGREEMENT_RULES
+from vision.face_pips import FACE_PIPS_RULES
 from vision.features import FEATURE_SIZE
 from vision.networks import ModelError
 from vision.pip_colour import PIP_COLOUR_RULES
@@ -56,3 +57,13 @@ def lean_finder(info: dict[str, Any], info_path: Path) -> bool:
     if not isinstance(lean, bool):
         raise ModelError(f"{info_path.name}: lean_finder {lean!r} is not true or false")
     return lean
+
+
+def face_pips_rule(info: dict[str, Any], info_path: Path) -> str:
+    """The settings' `face_pips` rule (`vision.face_pips`: "check", the default, or
+    "off"); ModelError for anything else."""
+    rule = info.get("face_pips", "check")
+    if rule not in FACE_PIPS_RULES:
+        raise ModelError(f"{info_path.name}: face_pips {rule!r} is none of "
+                         f"{', '.join(FACE_PIPS_RULES)}")
+    return str(rule)

@@ -135,6 +135,7 @@ DECK_DISAGREES = "deck disagrees"
 DECK_UNSURE = "deck unsure"
 STOPPED_BY_DECK = (DECK_DISAGREES, DECK_UNSURE)
 CORNERS_DISAGREE = "corners disagree"
+FACE_DISAGREES = "face disagrees"  # vision.face_pips: the pips on the card's face
 INK_COLOUR = "ink colour"
 
 # Two reads facing opposite ways whose cards' estimated centres are this close (in
@@ -183,7 +184,7 @@ def drop_turned_twins(reads: list[_Read]) -> list[_Read]:
     kept: list[_Read] = []
     for read in ordered:
         point = rank_point(read)
-        if not any(_facing_apart(read, other)
+        if not any(facing_apart(read, other)
                    and math.dist(point, rank_point(other)) < SAME_GLYPH * max(read.scale,
                                                                              other.scale)
                    for other in kept):
@@ -208,7 +209,7 @@ def merge_corners(reads: list[_Read]) -> list[_Read]:
             elif (read.card == other.card
                   and math.dist((read.x, read.y), (other.x, other.y))
                   < OPPOSITE_CORNERS * max(read.scale, other.scale)
-                  and _facing_apart(read, other)):
+                  and facing_apart(read, other)):
                 duplicate = True  # the opposite corner of the same card
                 kept[k] = replace(other, centre=((read.x + other.x) / 2,
                                                  (read.y + other.y) / 2))
@@ -248,7 +249,7 @@ def settle_conflicts(reads: list[_Read], rule: str = "better"
     for position, read in enumerate(reads):
         rivals = [] if read.centre is not None else [
             other for other in alone
-            if other is not read and _facing_apart(read, other)
+            if other is not read and facing_apart(read, other)
             and min(read.confidence, other.confidence) < SURE_PAIR
             and (rule == "unknown" or other.card[1] == read.card[1])
             and math.dist(card_centre(read), card_centre(other))
@@ -269,7 +270,7 @@ def _same_index(a: _Read, b: _Read) -> bool:
     return math.dist((a.x, a.y), (b.x, b.y)) < 0.8 * max(a.scale, b.scale)
 
 
-def _facing_apart(a: _Read, b: _Read) -> bool:
+def facing_apart(a: _Read, b: _Read) -> bool:
     """Whether two reads face (nearly) opposite ways, as a card's two corners do."""
     return a.down[0] * b.down[0] + a.down[1] * b.down[1] < -0.7
 

@@ -19,8 +19,10 @@ Pipeline (see docs/vision.md):
    are combined first;
 5. a read whose suit is of the other colour than the ink of its pip or rank
    glyph is not sure (`vision.pip_colour`);
-6. overlapping reads of one index are merged, and the two corners of one card
-   (read upside down from each other) count once.
+6. a read of an ace to a nine whose card's face, open between its two corners,
+   shows another number of pips is not taken (`vision.face_pips`); overlapping
+   reads of one index are merged, and the two corners of one card (read upside
+   down from each other) count once.
 With `faint_passes`, once steps 2-5 have read the finder's pairs, fainter ink
 passes add the pairs of glyphs the finder missed, and pairs a little outside its
 limits where nothing was read (`vision.faint_glyphs`), read by steps 2-5 in
@@ -50,12 +52,13 @@ from vision.candidates import (
 from vision.combine import disagree, ensemble_mean, geometric_mean, parse_weight
 from vision.deck_reads import read_by_house_deck
 from vision.detection import Detection
+from vision.face_pips import face_check
 from vision.faint_glyphs import pairs_after_reads
 from vision.features import candidate_features, net_input
 from vision.house_deck import HouseDeck, load_house_deck
 from vision.layout import Layout
 from vision.members import MemberError, load_members
-from vision.model_settings import lean_finder, read_settings, rule_choices
+from vision.model_settings import face_pips_rule, lean_finder, read_settings, rule_choices
 from vision.networks import (
     ModelError,
     Network,
@@ -164,6 +167,8 @@ class Recognizer:
         # "check" for pip_colour: a read whose suit is of the other colour than its
         # glyphs' ink is not sure.
         self.agreement, self.conflicts, self.pip_colour = rule_choices(info, info_path)
+        # "check": a card's face showing another number of pips than its read says.
+        self.face_pips = face_pips_rule(info, info_path)
         # The MLP's weight in its mean with the verifier (0.5: as much as the verifier's),
         # and the verifier's second look at the likely reads (`vision.second_look`).
         try:
@@ -230,11 +235,11 @@ class Recognizer:
         """`detect_all`'s cards read and unknown corners, as reads (with their index
         scale and facing), before they are placed in boxes."""
         candidates = self.read_candidates(frame, keep_unsure=True)
-        reads, conflicting = settle_conflicts(
-            merge_corners(drop_turned_twins([r for r in candidates if r.card != UNKNOWN])),
-            self.conflicts)
+        sure = drop_turned_twins([r for r in candidates if r.card != UNKNOWN])
+        sure, gainsaid = face_check(frame, sure) if self.face_pips == "check" else (sure, [])
+        reads, conflicting = settle_conflicts(merge_corners(sure), self.conflicts)
         return reads, unknown_reads(
-            [*conflicting, *(r for r in candidates if r.card == UNKNOWN)], reads)
+            [*conflicting, *gainsaid, *(r for r in candidates if r.card == UNKNOWN)], reads)
 
     def read_candidates(self, frame: np.ndarray, keep_unsure: bool = False,
                         pairs: tuple[np.ndarray, np.ndarray] | None = None,
