@@ -28,8 +28,8 @@ import numpy as np
 from vision.reads import FACE_DISAGREES, UNKNOWN_CARD, _Read, facing_apart
 
 # Where the other corner's index must lie, in index scales along the first corner's
-# right and down, for the two to be one card's corners (printed designs: 2.3 to 6.5
-# across, 2.6 to 9 down; a large index makes the card fewer index scales wide).
+# right and down, for the two to be one card's corners (a large index makes a card few
+# index scales wide: the largest font-drawn ones put it 2.2 across and 2.6 down).
 SPAN_ACROSS = (1.6, 7.5)
 SPAN_DOWN = (2.3, 10.0)
 # The face is cut this far beyond the two index points (index scales): past the card's
@@ -109,6 +109,8 @@ def count_face_pips(frame: np.ndarray, corner: _Read, other: _Read) -> FacePips 
     darkest = cv2.min(cv2.min(blue, green), red)
     brightest = brightest_levels.astype(np.float32)
     spread = brightest - darkest
+    # Paper is bright and grey; red print redder than its green and blue, which are
+    # alike (not orange, not purple); black print grey and darker than the paper.
     paper = (spread < 45) & (brightest > 0.55 * paper_level)
     red_print = (red - np.maximum(green, blue) > 40) & (np.abs(green - blue) < 0.35 * red + 10)
     black_print = (spread < 60) & (brightest < 0.7 * paper_level)
