@@ -74,7 +74,13 @@ class FacePips:
     reason: str = ""
 
 
-def count_face_pips(frame: np.ndarray, corner: _Read, other: _Read) -> FacePips | None:
+def count_face_pips(frame: np.ndarray, one: _Read, other: _Read) -> FacePips | None:
+    """The pips on the face between two reads, whichever is the card's first corner, or
+    None where they do not lie as one card's two corners."""
+    return _count_from(frame, one, other) or _count_from(frame, other, one)
+
+
+def _count_from(frame: np.ndarray, corner: _Read, other: _Read) -> FacePips | None:
     """The pips on the face between `corner` and `other`, or None where `other` does not
     lie where `corner`'s card has its other index."""
     span = _span(corner, other)
@@ -224,7 +230,7 @@ def _face_between(frame: np.ndarray, first: _Read, second: _Read,
         if ((_near(one, first) and _near(other, second))
                 or (_near(one, second) and _near(other, first))):
             return face
-    face = count_face_pips(frame, first, second) or count_face_pips(frame, second, first)
+    face = count_face_pips(frame, first, second)
     counted.append((first, second, face))
     return face
 

@@ -56,8 +56,7 @@ def face_of(scenes: list[RenderedScene], card: str) -> tuple[np.ndarray, list[_R
 
 
 def count(image: np.ndarray, reads: list[_Read]) -> tuple[int, str]:
-    first, second = reads
-    face = count_face_pips(image, first, second) or count_face_pips(image, second, first)
+    face = count_face_pips(image, *reads)
     assert face is not None, "the two corners lie as one card's"
     return face.count, face.reason
 
