@@ -169,7 +169,7 @@ def training_designs(wanted: Sequence[str]) -> tuple[list[Any], list[str]]:
 # the choices made with them), kept when these networks are retrained.
 PROPOSER_KEYS = ("proposer_model", "proposer_threshold", "proposer", "refiner_model", "refiner",
                  "refine_unsure", "second_chance_confidence", "lean_finder",
-                 "proposer_zoom_below")
+                 "proposer_zoom_below", "fan_steps")
 RECIPE_KEYS = ("samples", "scenes", "scene_indices", "real_share", "cut_negatives")
 
 

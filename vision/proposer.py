@@ -169,14 +169,14 @@ class IndexProposer:
         refiner, where there is one)."""
         ranks, pips, _ = self.propose(frame, input_scale(reads, self.zoom_below))
         near = [r for r in reads if not self.recut_unsure or r.card != UNKNOWN_CARD]
-        ranks, pips = _away_from(ranks, pips, near)
+        ranks, pips = away_from(ranks, pips, near)
         if self.refiner is not None:
             # Refined, a proposal beside a read may land on that read's corner.
-            ranks, pips = _away_from(*self.refiner.refine(frame, ranks, pips), near)
+            ranks, pips = away_from(*self.refiner.refine(frame, ranks, pips), near)
         return given_pairs(ranks, pips)
 
 
-def _away_from(ranks: np.ndarray, pips: np.ndarray, reads: list[_Read]
+def away_from(ranks: np.ndarray, pips: np.ndarray, reads: list[_Read]
                ) -> tuple[np.ndarray, np.ndarray]:
     """The pairs whose midpoint lies farther than `SAME_CORNER_SCALES` index scales from
     every read."""

@@ -30,7 +30,8 @@ turn, before step 6. Then the learnt proposer (`vision.proposer`, where the sett
 name it, and no house deck reads) marks index corners on the whole frame; those
 away from every read so far are moved onto their glyphs by the learnt refiner
 (`vision.refiner`, where the settings name it), cut at the rank and pip centres and
-read by steps 2-5.
+read by steps 2-5; with `fan_steps`, so are the places one fan step from the sure
+reads (`vision.fan_steps`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from vision.deck_reads import read_by_house_deck
 from vision.detection import Detection
 from vision.face_pips import face_check
 from vision.faint_glyphs import pairs_after_reads
+from vision.fan_steps import fan_step_candidates, fan_steps_setting
 from vision.features import candidate_features, net_input
 from vision.house_deck import HouseDeck, load_house_deck
 from vision.layout import Layout
@@ -150,6 +152,8 @@ class Recognizer:
         # where the settings name it and `proposer` is not switched off.
         self.proposer = (load_proposer(info, model_path.parent, info_path, runtime)
                          if proposer else None)
+        # Its refiner also reads the places one fan step from the sure reads.
+        self.fan_steps = fan_steps_setting(info, info_path)
         # With the proposer reading, the finder's passes it makes redundant are left out
         # (`vision.candidates.LEAN_PASSES`).
         self.lean_finder = lean_finder(info, info_path)
@@ -275,10 +279,18 @@ class Recognizer:
         # A house deck's exemplars are of the finder's cuts; the proposer's lie elsewhere.
         if self.proposer is not None and deck is None:
             pairs_read.append(self.proposer.pairs_beside(frame, reads))
-            if len(pairs_read[-1]):
-                reads += self._read_pairs(frame, pairs_read[-1], keep_unsure, deck,
-                                          self.second_chance_confidence)
+            reads += self._second_chances(frame, pairs_read[-1], keep_unsure)
+            if self.fan_steps and refiner is not None:
+                pairs_read.append(fan_step_candidates(frame, reads, refiner))
+                reads += self._second_chances(frame, pairs_read[-1], keep_unsure)
         return reads
+
+    def _second_chances(self, frame: np.ndarray, pairs: Candidates, keep_unsure: bool
+                        ) -> list[_Read]:
+        """The reads of pairs the finder did not give, at the second-chance confidence."""
+        if not len(pairs):
+            return []
+        return self._read_pairs(frame, pairs, keep_unsure, None, self.second_chance_confidence)
 
     def _read_pairs(self, frame: np.ndarray, pairs: Candidates, keep_unsure: bool,
                     deck: HouseDeck | None, min_confidence: float | None = None) -> list[_Read]:
