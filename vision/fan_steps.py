@@ -32,7 +32,7 @@ MAX_TURN_DEGREES = 20.0
 # ... and are read at about one index scale (the larger at most this much the larger).
 MAX_SCALE_RATIO = 1.25
 # A fan step, in index scales (rank-to-pip distances; a card is about 5.5 wide): from
-# cards fanned down a third of their width to a dealer's cards laid side by side.
+# the tightest fan (a fifth of a card's width) to a dealer's cards laid side by side.
 STEP_SCALES = (1.0, 6.5)
 # Two reads at least this many index scales apart may have a missed card between them.
 GAP_SCALES = 2.6
