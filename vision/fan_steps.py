@@ -9,7 +9,8 @@ card the finder and the proposer missed may lie (a small index of a tight fan, w
 glyphs the proposer's half-size frame runs together with the next card's). Each
 such place is cut as a pair facing as the two reads do, moved onto its glyphs by the
 learnt refiner and read as a second chance (`vision.second_chance`): a place where
-no index lies is read as none, or not surely, and reports nothing.
+no index lies is called no index and reports nothing; one read unsurely is an unknown
+corner, as the proposer's are.
 """
 
 from __future__ import annotations
