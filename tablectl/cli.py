@@ -115,11 +115,16 @@ def _quiet_unraisable(unraisable: sys.UnraisableHookArgs) -> None:
     After a reported Ctrl-C, an exit-time wait failing on a thread that never started is
     part of that interrupt too: a Ctrl-C landing inside `Thread.start` leaves the thread
     registered but not started, and the wait says "cannot join thread before it is
-    started"."""
+    started". So is a finaliser failing on an attribute its object never got: a Ctrl-C
+    landing inside a device's constructor (gpiozero's `Button`) leaves it half built,
+    and its `__del__` finds no `_hold_thread` to close."""
     error = unraisable.exc_value
     if isinstance(error, KeyboardInterrupt | BrokenPipeError):
         return
     if _interrupted and isinstance(error, RuntimeError) and _NEVER_STARTED in str(error):
+        return
+    if (_interrupted and isinstance(error, AttributeError)
+            and getattr(unraisable.object, "__name__", "") == "__del__"):
         return
     _say(f"tablectl: ignored an error in {unraisable.object!r}: "
          f"{type(error).__name__}: {error}")

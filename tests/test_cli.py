@@ -94,6 +94,46 @@ def test_after_a_reported_interrupt_the_last_wait_for_threads_says_nothing_more(
     assert "ValueError: bad state" in capsys.readouterr().err
 
 
+def test_after_a_reported_interrupt_a_half_built_device_s_finaliser_says_nothing(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C inside gpiozero's Button constructor leaves the button half built; its
+    finaliser then fails on the hold thread it never got, after the interrupt was
+    reported. A real half-built Button, dropped, raises that very error."""
+    import argparse
+    import gc
+    from types import SimpleNamespace
+
+    from gpiozero import Button
+
+    from tablectl import cli
+
+    def drop_a_half_built_button() -> None:
+        button = Button.__new__(Button)  # the constructor never ran
+        del button
+        gc.collect()
+
+    monkeypatch.setattr(sys, "unraisablehook", cli._quiet_unraisable)
+    monkeypatch.setattr(cli, "_interrupted", False)
+    drop_a_half_built_button()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "AttributeError" in err and "_hold_thread" in err
+
+    def pressed(_args: argparse.Namespace) -> int:
+        raise KeyboardInterrupt
+
+    parser = argparse.ArgumentParser(prog="tablectl")
+    parser.set_defaults(func=pressed, verbose_all=False)
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    assert cli.main([]) == 1
+    assert capsys.readouterr().err == "tablectl: interrupted\n"
+    drop_a_half_built_button()
+    assert capsys.readouterr().err == ""
+    # Another finaliser's other error is still said.
+    cli._quiet_unraisable(SimpleNamespace(object=len,  # type: ignore[arg-type]
+                                          exc_value=AttributeError("no such thing")))
+    assert "AttributeError: no such thing" in capsys.readouterr().err
+
+
 # A command whose Ctrl-C lands inside the start of one of gpiozero's threads, after
 # gpiozero registered it for its exit handler (GPIOThread.start adds, then starts).
 # The exit handler at the top runs after gpiozero's own (handlers run last first) and
