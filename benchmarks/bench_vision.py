@@ -13,7 +13,9 @@ the tuning designs are scored apart (`--n-tuning` scenes).
 Scoring, per design and per group: a detection matches a truth card of the same
 code within 0.25 card widths of one of its visible index points, each truth card
 once (a second read of a matched card counts neither way); a read of an index
-only 30-80% open (`partial_points`) is neither required nor counted against it.
+only 30-80% open (`partial_points`) is neither required nor counted against it,
+nor is a read of a card at its own index corner hidden further (`hidden_points`),
+where no other card's index is open.
 Precision = matched detections / detections; recall = truth cards read / truth
 cards with a visible index; a hand is exactly right when the cards put in a box
 (with the scene's layout) are that box's truth; detect time is the median ms per
@@ -28,178 +30,27 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
-import statistics
 import sys
 import time
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import cv2
-import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "hw-sim")]
 
-from wrong_places import wrong_place  # noqa: E402
+from scene_scoring import CONDITIONS, MATCH_RADIUS, Scene, Score, score_scene  # noqa: E402
 
 TARGET_PRECISION = 0.995
 TARGET_RECALL = 0.995
 TARGET_HANDS = 0.98
 TARGET_MS = 40.0
-MATCH_RADIUS = 0.25  # card widths
 
-
-@dataclass
-class Scene:
-    """A frame and its truth, from the renderer or a dataset folder."""
-
-    name: str
-    design: str
-    image: np.ndarray
-    card_width: float
-    layout: dict[str, Any]
-    truth: list[tuple[str, str, list[tuple[float, float]]]]  # card, box, visible points
-    partial: list[tuple[str, list[tuple[float, float]]]]  # card, 30-80% open index points
-    variations: dict[str, Any] = field(default_factory=dict)  # what spoils the picture
-    # Per truth entry, per visible point: the rank glyph's and the suit pip's image centres
-    # (rendered scenes only; empty for a dataset folder).
-    glyphs: list[list[tuple[tuple[float, float], tuple[float, float]]]] = field(
-        default_factory=list)
-
-
-# Conditions the figures are also broken down by (a scene can meet several).
-CONDITIONS: dict[str, Callable[[Scene], bool]] = {
-    "cards under 100 px": lambda s: s.card_width < 100,
-    "strong tilt (> 0.7)": lambda s: s.variations.get("tilt", 0) > 0.7,
-    "uneven light (> 0.7)": lambda s: s.variations.get("uneven_light", 0) > 0.7,
-    "glare": lambda s: s.variations.get("glare", 0) > 0,
-    "hand shadows": lambda s: s.variations.get("shadows", 0) > 0,
-    "motion blur": lambda s: s.variations.get("motion_blur", 0) > 0,
-    "JPEG quality under 70": lambda s: (s.variations.get("jpeg_quality") or 100) < 70,
-    "6 or more chip stacks": lambda s: s.variations.get("chips", 0) >= 6,
-    "dealer's arm": lambda s: s.variations.get("arms", 0) > 0,
-}
-
-
-@dataclass
-class Score:
-    detections: int = 0
-    matched: int = 0
-    second_reads: int = 0
-    partial_reads: int = 0
-    truth_cards: int = 0
-    truth_read: int = 0
-    hands: int = 0
-    hands_right: int = 0
-    scenes: int = 0
-    times_ms: list[float] = field(default_factory=list)
-    misses: list[str] = field(default_factory=list)
-    false_reads: list[str] = field(default_factory=list)
-    # condition -> [scenes, truth cards, cards read, detections, matched detections]
-    by_condition: dict[str, list[int]] = field(default_factory=dict)
-    missed_at: list[tuple[float, float]] = field(default_factory=list)  # this frame's only
-    wrong_at: list[tuple[str, float, float]] = field(default_factory=list)  # this frame's only
-    # Where the wrong reads lie (one of wrong_places.WRONG_PLACES) -> count
-    wrong_where: Counter[str] = field(default_factory=Counter)
-
-    def add(self, other: Score) -> None:
-        for name in ("detections", "matched", "second_reads", "partial_reads", "truth_cards",
-                     "truth_read",
-                     "hands", "hands_right", "scenes"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.times_ms += other.times_ms
-        self.misses += other.misses
-        self.false_reads += other.false_reads
-        self.wrong_where.update(other.wrong_where)
-        for name, counts in other.by_condition.items():
-            mine = self.by_condition.setdefault(name, [0] * len(counts))
-            for k, value in enumerate(counts):
-                mine[k] += value
-
-    @property
-    def precision(self) -> float:
-        return self.matched / self.detections if self.detections else 1.0
-
-    @property
-    def recall(self) -> float:
-        return self.truth_read / self.truth_cards if self.truth_cards else 1.0
-
-    @property
-    def hand_rate(self) -> float:
-        return self.hands_right / self.hands if self.hands else 1.0
-
-    @property
-    def median_ms(self) -> float:
-        return statistics.median(self.times_ms) if self.times_ms else math.nan
-
-
-def score_scene(scene: Scene, detections: Sequence[Any], elapsed_ms: float) -> Score:
-    """Match one frame's detections against its truth (see the module's scoring rules)."""
-    score = Score(scenes=1, times_ms=[elapsed_ms])
-    visible = [(card, box, pts) for card, box, pts in scene.truth if pts]
-    score.truth_cards = len(visible)
-    radius = MATCH_RADIUS * scene.card_width
-    pairs = []
-    for d_index, det in enumerate(detections):
-        for t_index, (card, _, pts) in enumerate(visible):
-            if card != det.card:
-                continue
-            dist = min(math.dist((det.x, det.y), p) for p in pts)
-            if dist <= radius:
-                pairs.append((dist, d_index, t_index))
-    det_match: dict[int, int] = {}
-    truth_match: set[int] = set()
-    for _, d_index, t_index in sorted(pairs):
-        if d_index in det_match or t_index in truth_match:
-            continue
-        det_match[d_index] = t_index
-        truth_match.add(t_index)
-    second = {d for _, d, t in pairs if d not in det_match and t in truth_match}
-    # A read of an index that is only partly open is neither required nor wrong.
-    partial_reads: set[int] = set()
-    for d_index, det in enumerate(detections):
-        if d_index in det_match or d_index in second:
-            continue
-        for card, pts in scene.partial:
-            if card == det.card and min(math.dist((det.x, det.y), p) for p in pts) <= radius:
-                partial_reads.add(d_index)
-                break
-    score.partial_reads = len(partial_reads)
-    score.second_reads = len(second)
-    score.detections = len(detections) - len(second) - len(partial_reads)
-    score.matched = len(det_match)
-    score.truth_read = len(truth_match)
-    for t_index, (card, box, pts) in enumerate(visible):
-        if t_index not in truth_match:
-            x, y = pts[0]
-            score.misses.append(f"{scene.name}: {card} in {box} at ({x:.0f}, {y:.0f}) not read")
-            score.missed_at.extend(pts)
-    for d_index, det in enumerate(detections):
-        if d_index not in det_match and d_index not in second | partial_reads:
-            score.false_reads.append(f"{scene.name}: read {det.card} at ({det.x:.0f}, "
-                                     f"{det.y:.0f}) in {det.box}, conf {det.confidence:.2f}")
-            score.wrong_at.append((det.card, det.x, det.y))
-            score.wrong_where[wrong_place(scene, det.x, det.y, radius)] += 1
-    truth_by_box: dict[str, set[str]] = {}
-    for card, box, _ in visible:
-        truth_by_box.setdefault(box, set()).add(card)
-    seen_by_box: dict[str, set[str]] = {}
-    for d_index, det in enumerate(detections):
-        if det.box is not None and d_index not in partial_reads:
-            seen_by_box.setdefault(det.box, set()).add(det.card)
-    for box in set(truth_by_box) | set(seen_by_box):
-        score.hands += 1
-        score.hands_right += truth_by_box.get(box, set()) == seen_by_box.get(box, set())
-    for name, applies in CONDITIONS.items():
-        if applies(scene):
-            score.by_condition[name] = [1, score.truth_cards, score.truth_read,
-                                        score.detections, score.matched]
-    return score
+# The scoring lives in `scene_scoring`; the benchmarks built on this one import it here.
+__all__ = ["CONDITIONS", "MATCH_RADIUS", "Scene", "Score", "score_scene"]
 
 
 def rendered_scenes(n: int, seed: int, designs: Sequence[str],
@@ -216,7 +67,9 @@ def rendered_scenes(n: int, seed: int, designs: Sequence[str],
                     [(t.card, t.box, list(t.index_points)) for t in rendered.truth],
                     [(t.card, list(t.partial_points)) for t in rendered.truth
                      if t.partial_points], dict(rendered.meta.get("variations", {})),
-                    [list(t.index_glyphs) for t in rendered.truth])
+                    [list(t.index_glyphs) for t in rendered.truth],
+                    [(t.card, list(t.hidden_points)) for t in rendered.truth
+                     if t.hidden_points])
 
 
 def folder_scenes(folder: Path) -> Iterator[Scene]:
@@ -234,8 +87,10 @@ def folder_scenes(folder: Path) -> Iterator[Scene]:
                  for t in doc["truth"]]
         partial = [(t["card"], [tuple(p) for p in t.get("partial_points", [])])
                    for t in doc["truth"] if t.get("partial_points")]
+        hidden = [(t["card"], [tuple(p) for p in t.get("hidden_points", [])])
+                  for t in doc["truth"] if t.get("hidden_points")]
         yield Scene(path.stem, doc["design"], image, float(doc["card_width"]), doc["layout"],
-                    truth, partial, doc.get("variations", {}))
+                    truth, partial, doc.get("variations", {}), [], hidden)
 
 
 def load_recognizer(model: Path | None, faint_passes: bool = False,
@@ -326,7 +181,8 @@ def report(title: str, per_design: dict[str, Score], verbose: int) -> Score:
     print(f"  {'all':<16}{s.scenes:>7}{s.truth_cards:>7}{s.precision:>11.2%}{s.recall:>9.2%}"
           f"{s.hand_rate:>9.2%}{s.median_ms:>11.1f}")
     print(f"  precision {s.precision:.2%} ({s.matched}/{s.detections}; left out: "
-          f"{s.second_reads} second reads, {s.partial_reads} reads of partly open indices): "
+          f"{s.second_reads} second reads, {s.partial_reads} reads of partly open indices, "
+          f"{s.hidden_reads} of a card at its own hidden index): "
           f"{_verdict(s.precision >= TARGET_PRECISION)} "
           f"(target {TARGET_PRECISION:.1%})")
     print(f"  recall {s.recall:.2%} ({s.truth_read}/{s.truth_cards}): "

@@ -15,7 +15,9 @@ the dealer's arm) are rendered from the real artwork of the held-out decks
 (`hwsim.camera.artwork.HELD_OUT_DECKS`, rendered from Debian's card packages by
 `tools/render_deck_corpus.py`). Scoring is `bench_vision.py`'s: a read matches
 a card of the same code within 0.25 card widths of one of its visible index
-corners; precision, recall of visible index corners, hands exactly right.
+corners; precision, recall of visible index corners, hands exactly right. A read
+of a card at its own index only partly open, or hidden (under 30% open: a chip
+over its pip) where no other card's index is open, counts neither way.
 
 Also printed, per deck and overall: index corners reported as unknown (seen,
 not read surely enough), how many visible corners the candidate finder
@@ -212,6 +214,8 @@ def report(per_deck: dict[str, DeckScore], worst: int) -> DeckScore:
     print(f"  {median:.1f} ms median, {p95(s.times_ms):.1f} ms p95 per frame, one core: "
           f"{verdict} (target {TARGETS['median_ms']:.0f} ms median)")
     print(f"  unknown corners reported: {total.unknowns}")
+    print(f"  reads counted neither way: {s.partial_reads} of a card at its partly open "
+          f"index, {s.hidden_reads} of a card at its own hidden index")
     if total.score.false_reads:
         print(f"  wrong reads ({len(total.score.false_reads)}), where they lie: "
               f"{wrong_places_line(total.score.wrong_where)}")

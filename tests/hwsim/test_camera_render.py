@@ -391,6 +391,16 @@ def test_a_corner_whose_suit_pip_is_a_third_covered_is_only_partly_open() -> Non
     assert covered.index_points[0][1] > 150 > covered.partial_points[0][1]
     grazed = _one_card_truth(0.1)  # a tenth of the pip: still readable
     assert len(grazed.index_points) == 2 and grazed.partial_points == []
+    assert covered.hidden_points == [] and grazed.hidden_points == []
+
+
+def test_a_corner_whose_suit_pip_is_all_covered_is_hidden() -> None:
+    # Under 30% of the pip is the card's own: not even partly open, but still listed, so
+    # that a read of the card there is not taken for a wrong one.
+    hidden = _one_card_truth(1.0)
+    assert len(hidden.index_points) == 1 and hidden.partial_points == []
+    assert len(hidden.hidden_points) == 1
+    assert hidden.index_points[0][1] > 150 > hidden.hidden_points[0][1]
 
 
 def test_each_open_corner_names_the_centres_of_its_rank_glyph_and_suit_pip() -> None:

@@ -56,6 +56,29 @@ def test_each_wrong_read_is_placed_and_right_reads_are_not_counted() -> None:
         "4 where no index shows")
 
 
+def test_a_card_read_at_its_own_hidden_index_counts_neither_way() -> None:
+    bench = benchmark_module("bench_vision")
+    # 8C's index at (100, 100) is open; 3H's at (300, 100) is hidden under a chip (its rank
+    # in sight); QS's hidden index at (110, 100) lies beside 8C's open one.
+    truth = [("8C", "box1", [(100.0, 100.0)]), ("3H", "box1", []), ("QS", "box1", [])]
+    hidden = [("3H", [(300.0, 100.0)]), ("QS", [(110.0, 100.0)])]
+    scene = bench.Scene("d#2", "d", np.zeros((48, 64, 3), np.uint8), 100.0, LAYOUT, truth,
+                        [], {}, [], hidden)
+    reads = [Detection("8C", 100.0, 104.0),  # right
+             Detection("3H", 305.0, 100.0),  # 3H at its own hidden index: no count
+             Detection("QS", 112.0, 100.0)]  # at 8C's open index: a misread of it
+    score = bench.score_scene(scene, reads, 1.0)
+    assert (score.matched, score.detections, score.hidden_reads) == (1, 2, 1)
+    assert score.false_reads == ["d#2: read QS at (112, 100) in box1, conf 0.90"]
+    # Another card read at the hidden index is wrong.
+    score = bench.score_scene(scene, [Detection("3D", 305.0, 100.0)], 1.0)
+    assert (score.detections, score.hidden_reads, len(score.false_reads)) == (1, 0, 1)
+    # A hand is the cards with an index in sight: the hidden 3H read there leaves box1
+    # right (8C alone, once QS is not read).
+    score = bench.score_scene(scene, reads[:2], 1.0)
+    assert (score.hands, score.hands_right) == (1, 1)
+
+
 def test_each_wrong_read_gets_a_picture_named_by_where_it_lies(tmp_path: Path) -> None:
     bench = benchmark_module("bench_vision")
     places = benchmark_module("wrong_places")

@@ -12,7 +12,10 @@ card's own pixels (not under a later card, a face-down card, a chip or an arm),
 and at least 80% of it lies inside the frame: a corner whose suit pip is a
 third under a chip has lost the half of the pip that tells a heart from a
 spade, however open the rest of the corner is. A corner 30-80% open by the
-same measure is partly open: neither required nor wrong to read.
+same measure is partly open: neither required nor wrong to read. A corner
+less open than that is hidden: not required, and reading it as the very card
+it belongs to is not wrong either (a chip over the pip may leave the rank in
+sight).
 """
 
 from __future__ import annotations
@@ -138,6 +141,9 @@ class CardTruth:
     # ask what a perfectly cut pair would read).
     index_glyphs: list[tuple[tuple[float, float], tuple[float, float]]] = field(
         default_factory=list)
+    # Index corners under 30% open (covered, or out of the frame): not required either; a
+    # read of this very card at one is not counted against the reader (the benchmarks).
+    hidden_points: list[tuple[float, float]] = field(default_factory=list)
 
 
 @dataclass
@@ -160,7 +166,9 @@ class RenderedScene:
             "truth": [{"card": t.card, "box": t.box,
                        "index_points": [[round(x, 2), round(y, 2)] for x, y in t.index_points],
                        "partial_points": [[round(x, 2), round(y, 2)]
-                                          for x, y in t.partial_points]}
+                                          for x, y in t.partial_points],
+                       "hidden_points": [[round(x, 2), round(y, 2)]
+                                         for x, y in t.hidden_points]}
                       for t in self.truth],
             "layout": self.layout,
             "face_down": [[round(x, 2), round(y, 2)] for x, y in self.face_down],
@@ -300,6 +308,7 @@ def _truth(placed: Sequence[_PlacedCard], canvas: TablePlane, view: CameraView,
     for pc in placed:
         points: list[tuple[float, float]] = []
         partial: list[tuple[float, float]] = []
+        hidden: list[tuple[float, float]] = []
         glyph_centres: list[tuple[tuple[float, float], tuple[float, float]]] = []
         for quad, glyphs in zip(pc.index_quads, pc.glyph_quads, strict=True):
             frame_quad = view.project(quad)
@@ -314,7 +323,9 @@ def _truth(placed: Sequence[_PlacedCard], canvas: TablePlane, view: CameraView,
                                       (float(pip_xy[0]), float(pip_xy[1]))))
             elif open_share >= MIN_PARTIAL:
                 partial.append((float(cx), float(cy)))
-        truth.append(CardTruth(pc.card, pc.box, points, partial, glyph_centres))
+            else:
+                hidden.append((float(cx), float(cy)))
+        truth.append(CardTruth(pc.card, pc.box, points, partial, glyph_centres, hidden))
     return truth
 
 
