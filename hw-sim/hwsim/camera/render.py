@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -59,6 +58,7 @@ from hwsim.camera.plane import (
     rot,
     shift,
 )
+from hwsim.camera.scene_truth import CardTruth, RenderedScene
 from hwsim.camera.table_geometry import Point, TableGeometry
 
 __all__ = ["CardTruth", "RenderedScene", "SceneSpec", "render_card", "render_scene"]
@@ -125,56 +125,6 @@ class SceneSpec:
             raise ValueError("tilt and uneven_light are strengths from 0 to 1")
         if not 0.0 <= self.barrel <= 0.2:
             raise ValueError(f"barrel distortion {self.barrel} is out of range 0-0.2")
-
-
-@dataclass(frozen=True)
-class CardTruth:
-    """One card on the table and the image points of its readable index corners."""
-
-    card: str
-    box: str
-    index_points: list[tuple[float, float]]
-    # Index corners 30-80% open: neither required nor wrong to read (the benchmark ignores
-    # reads of them).
-    partial_points: list[tuple[float, float]] = field(default_factory=list)
-    # Per index point, the image centres of its rank glyph and suit pip (for benchmarks that
-    # ask what a perfectly cut pair would read).
-    index_glyphs: list[tuple[tuple[float, float], tuple[float, float]]] = field(
-        default_factory=list)
-    # Index corners under 30% open (covered, or out of the frame): not required either; a
-    # read of this very card at one is not counted against the reader (the benchmarks).
-    hidden_points: list[tuple[float, float]] = field(default_factory=list)
-
-
-@dataclass
-class RenderedScene:
-    image: np.ndarray  # H x W x 3 uint8 BGR
-    truth: list[CardTruth]
-    layout: dict[str, Any]
-    face_down: list[tuple[float, float]]
-    design: str = ""
-    moving: list[tuple[float, float]] = field(default_factory=list)  # centres of moving cards
-    card_width: int = 0
-    seed: int = 0
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    def truth_dict(self) -> dict[str, Any]:
-        """The truth as plain JSON-ready data (the dataset's scene file)."""
-        return {
-            "design": self.design, "seed": self.seed, "card_width": self.card_width,
-            "image_size": [int(self.image.shape[1]), int(self.image.shape[0])],
-            "truth": [{"card": t.card, "box": t.box,
-                       "index_points": [[round(x, 2), round(y, 2)] for x, y in t.index_points],
-                       "partial_points": [[round(x, 2), round(y, 2)]
-                                          for x, y in t.partial_points],
-                       "hidden_points": [[round(x, 2), round(y, 2)]
-                                         for x, y in t.hidden_points]}
-                      for t in self.truth],
-            "layout": self.layout,
-            "face_down": [[round(x, 2), round(y, 2)] for x, y in self.face_down],
-            "moving": [[round(x, 2), round(y, 2)] for x, y in self.moving],
-            **self.meta,
-        }
 
 
 @dataclass
