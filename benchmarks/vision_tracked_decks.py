@@ -69,7 +69,8 @@ class Filmed:
     corners: list[tuple[str, list[tuple[float, float]]]]  # card, its visible index points
     boxes: dict[str, set[str]]  # layout area -> the visible cards in it
     layout: Any  # vision.layout.Layout of the frames
-    partly_open: list[tuple[float, float]]  # index corners 30-80% open: no read is judged there
+    # card, its index points less than 80% open: a read of that card there is not judged
+    partly_open: list[tuple[str, list[tuple[float, float]]]]
 
 
 def filmed_scenes(n: int, seed: int, designs: Sequence[str], frames: int) -> Iterator[Filmed]:
@@ -92,7 +93,9 @@ def filmed_scenes(n: int, seed: int, designs: Sequence[str], frames: int) -> Ite
                               spec.jpeg_quality) for _ in range(frames)]
         corners = [(t.card, [(float(p[0]), float(p[1])) for p in t.index_points])
                    for t in scene.truth if t.index_points]
-        partly = [(float(p[0]), float(p[1])) for t in scene.truth for p in t.partial_points]
+        partly = [(t.card, [(float(p[0]), float(p[1]))
+                            for p in [*t.partial_points, *t.hidden_points]])
+                  for t in scene.truth if t.partial_points or t.hidden_points]
         boxes: dict[str, set[str]] = {}
         for t in scene.truth:
             if t.index_points:
@@ -103,15 +106,16 @@ def filmed_scenes(n: int, seed: int, designs: Sequence[str], frames: int) -> Ite
 
 def _judge(card: str, x: float, y: float, filmed: Filmed) -> str | None:
     """The card truly at (x, y): None where no visible index corner is near, "" where
-    only a partly open one is (neither right nor wrong)."""
+    only a corner of `card` itself less than 80% open is (neither right nor wrong; as
+    `vision_real_decks.py` scores a frame, another card read there is not excused)."""
     best, best_distance = None, NEAR * filmed.card_width
     for truth, points in filmed.corners:
         for px, py in points:
             distance = float(np.hypot(px - x, py - y))
             if distance <= best_distance:
                 best, best_distance = truth, distance
-    if best is None and any(np.hypot(px - x, py - y) <= NEAR * filmed.card_width
-                            for px, py in filmed.partly_open):
+    if best is None and any(truth == card and np.hypot(px - x, py - y) <= NEAR * filmed.card_width
+                            for truth, points in filmed.partly_open for px, py in points):
         return ""
     return best
 
@@ -141,8 +145,9 @@ def score(filmed: Filmed, recognizer: Any, max_missed: int | None = None) -> Tal
 def _verdicts(filmed: Filmed, cards: Sequence[tuple[str, float, float]], once: bool = False
               ) -> list[tuple[str, str, str]]:
     """(verdict, the card truly there, the card read) of each card read at (x, y):
-    "right", "wrong" or "stray" (at no visible corner). Reads at partly open corners
-    are left out, and with `once` a card placed right a second time."""
+    "right", "wrong" or "stray" (at no visible corner). Reads of a card at its own
+    corner less than 80% open are left out, and with `once` a card placed right a
+    second time."""
     found: list[tuple[str, str, str]] = []
     right: set[str] = set()
     for card, x, y in cards:
@@ -160,7 +165,7 @@ def _verdicts(filmed: Filmed, cards: Sequence[tuple[str, float, float]], once: b
 def _hands_right(filmed: Filmed, cards: Sequence[tuple[str, str | None, float, float]]
                  ) -> int:
     """Boxes (the dealer's area too) whose visible cards are exactly the cards read there
-    (a read at a partly open corner counts neither way)."""
+    (a read of a card at its own corner less than 80% open counts neither way)."""
     seen: dict[str, set[str]] = {}
     for card, box, x, y in cards:
         if box is not None and _judge(card, x, y, filmed) != "":
