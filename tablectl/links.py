@@ -7,6 +7,7 @@ import http.client
 import json
 import threading
 import time
+from dataclasses import fields
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -88,6 +89,18 @@ class ServiceForward:
         with self._answers:
             return self._answers.wait_for(lambda: self.answered >= self.forwarded,
                                           timeout_s)
+
+
+def views_difference(daemons: TableView, dealers: TableView) -> str | None:
+    """In one line, how the daemon's table and the dealer's own differ; None if alike.
+    Events made by neither dealer (one posted through the API) can leave every
+    answer alike and still part the two tables; the end of a run looks at both."""
+    names = [field.name for field in fields(daemons)]
+    parts = [f"{name} {getattr(daemons, name)!r} against {getattr(dealers, name)!r}"
+             for name in names if getattr(daemons, name) != getattr(dealers, name)]
+    if not parts:
+        return None
+    return "the table and the dealer's own table differ at the end: " + "; ".join(parts)
 
 
 class HttpTableLink:

@@ -35,7 +35,7 @@ from tablectl.config import DEFAULT_SIM_JOURNAL, Config, parse_config
 from tablectl.daemon import Daemon, DaemonError
 from tablectl.devices import Devices, ShoeLinkDevice, ShoeLinkSettings, open_shoelink
 from tablectl.display import round_line
-from tablectl.links import ServiceForward
+from tablectl.links import ServiceForward, views_difference
 from tablectl.mqtt.settings import MqttConfig
 from tablectl.service import Submission, TableService
 from tablectl.sim_cleanup import FOLDER_PREFIX, signal_name, sweep_stale_folders
@@ -65,6 +65,8 @@ SIM_PIN_MAP: dict[str, Any] = {
 DEVICES_START_S = 60.0  # a slow Pi importing the simulator for the first time
 # How often a wait for the table looks whether the simulation was stopped meanwhile.
 STOP_CHECK_S = 0.1
+# How long the end of a run waits for the table's loop to show its table (idle by then).
+ANSWER_WAIT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -344,6 +346,9 @@ class SimulatedTable:
                 break
         if forward.error is not None:
             self.error = forward.error
+        elif not self._stop.is_set():
+            self.error = views_difference(
+                self._service().ask(lambda table: table.view(), ANSWER_WAIT_S), done.view)
         self.done = done
 
     def _loop_caught_up(self) -> bool:

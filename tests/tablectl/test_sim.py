@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import io
 import logging
-import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hwsim.shoe import LineFaults
 
 from table.profiles import list_profiles
+from table.views import Outcome, TableView
 from tablectl.commands.run import DEFAULT_SIM_FAULTS
 from tablectl.daemon import DaemonError
+from tablectl.links import ServiceForward
+from tablectl.service import Submission
 from tablectl.sim import SimOptions, SimulatedTable
-from tests.tablectl.helpers import Signal
 from tests.tablectl.test_run_command import check_journal
 
 ROUNDS = 25
@@ -57,30 +60,50 @@ def test_a_journal_that_cannot_be_used_ends_the_devices_process_too(tmp_path: Pa
     assert journal.read_text() == "not a journal\n"
 
 
-def test_an_event_the_dealer_did_not_make_stops_the_table_in_one_line(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    # A card posted through the API is not the virtual dealer's: his own table and the
-    # daemon's part ways, and the simulation stops saying how, without a traceback.
-    # Paced, so that many rounds are still to come when the card is posted.
-    sim = SimulatedTable(SimOptions(journal=str(tmp_path / "journal.sqlite"), rounds=200,
+def run_with_a_card_posted(tmp_path: Path, rounds: int,
+                           when: Callable[[TableView], bool]) -> SimulatedTable:
+    """A card posted through the API once the table's view first satisfies `when`:
+    a card the virtual dealer did not deal, so his own table and the daemon's part."""
+    sim = SimulatedTable(SimOptions(journal=str(tmp_path / "journal.sqlite"), rounds=rounds,
                                     seed=3, boxes=3, mistake_rate=0.0, live_view=False,
                                     pace_s=0.05), out=io.StringIO())
     sim.start()
     assert sim.daemon is not None and sim.daemon.service is not None
     service = sim.daemon.service
-    changed = Signal()  # woken after each batch the table's loop applied
-    service.on_change(changed.notify)
+    posted: list[Submission] = []
 
-    def post_a_card() -> None:
-        changed.wait_until(lambda: service.table.rounds_played >= 2, "the second round", 60)
-        service.submit_and_wait({"card": "AS"}, "api")
+    def post_a_card(_: dict[str, Any], __: Outcome) -> None:
+        # Queued from the table's loop as it applies the event: however far behind
+        # the dealer the table runs, the card is in before the run ends.
+        if not posted and when(service.table.view()):
+            posted.append(Submission({"card": "AS"}, "api"))
+            service.submit(posted[0])
 
-    poster = threading.Thread(target=post_a_card, daemon=True)
-    poster.start()
+    service.on_event(post_a_card)
+    sim.run()
+    assert posted
+    return sim
+
+
+def test_an_event_the_dealer_did_not_make_stops_the_table_in_one_line(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # The simulation stops saying how, without a traceback. Paced, so that many rounds
+    # are still to come when the card is posted.
     with caplog.at_level(logging.INFO):
-        sim.run()
-    poster.join(10)
+        sim = run_with_a_card_posted(tmp_path, 200, lambda view: view.round >= 3)
     assert sim.error is not None and "differ" in str(sim.error), sim.error
     assert "\n" not in str(sim.error)
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info], \
         caplog.text
+
+
+def test_tables_that_parted_with_every_answer_alike_are_told_apart_at_the_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Were each answer the same on both tables, the two tables are still compared
+    # once the dealer is done. The card comes after the last round settled: a card
+    # then is a misdeal, which halts the daemon's table and not the dealer's.
+    monkeypatch.setattr(ServiceForward, "_difference", staticmethod(lambda *_: None))
+    sim = run_with_a_card_posted(
+        tmp_path, 4, lambda view: view.round == 4 and view.phase == "settled")
+    assert sim.error is not None and "differ at the end" in str(sim.error), sim.error
+    assert "halted True against False" in str(sim.error)
