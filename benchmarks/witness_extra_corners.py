@@ -16,7 +16,7 @@ nearest read card facing the other way, in index scales along that card's right
 and down (`a`, `b`), with the two facings' dot product: the geometry a rule
 would have to tell "the read card's other corner" from "another card" by.
 With `--enrolled` each deck is first enrolled as the house deck from photos of
-its 52 cards (`vision_real_decks.card_photos`) and the scenes are read with it.
+its 52 cards (`deck_photos.card_photos`) and the scenes are read with it.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def count_scene(recognizer: Any, scene: Scene, places: Counter[str], lines: list
 
 def enrolled(recognizer: Any, deck: str, seed: int) -> Any:
     """`deck` enrolled as the house deck from photos of its cards."""
-    from vision_real_decks import card_photos
+    from deck_photos import card_photos
 
     from vision.enrolment import EnrolmentReport, enrol
 

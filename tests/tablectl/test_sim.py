@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 from hwsim.shoe import LineFaults
 
-from table.profiles import list_profiles
+from table.machine import Table
+from table.profiles import list_profiles, load_profile
 from table.views import Outcome, TableView
 from tablectl.commands.run import DEFAULT_SIM_FAULTS
 from tablectl.daemon import DaemonError
-from tablectl.links import ServiceForward
+from tablectl.links import ServiceForward, views_difference
 from tablectl.service import Submission
 from tablectl.sim import SimOptions, SimulatedTable
 from tests.tablectl.test_run_command import check_journal
@@ -107,3 +108,16 @@ def test_tables_that_parted_with_every_answer_alike_are_told_apart_at_the_end(
         tmp_path, 4, lambda view: view.round == 4 and view.phase == "settled")
     assert sim.error is not None and "differ at the end" in str(sim.error), sim.error
     assert "halted True against False" in str(sim.error)
+
+
+def test_two_tables_that_parted_are_told_apart_by_their_views() -> None:
+    dealers, daemons = (Table(load_profile("casinos-austria")) for _ in range(2))
+    for table in (dealers, daemons):
+        table.apply({"bet": {"box": 1, "amount": 10}})
+    assert views_difference(daemons.view(), dealers.view()) is None
+    # A card the dealer did not deal, with no bet closed yet, is a misdeal that halts
+    # the round: the daemon's table is halted, the dealer's not.
+    daemons.apply({"card": "AS"})
+    difference = views_difference(daemons.view(), dealers.view())
+    assert difference is not None and "\n" not in difference
+    assert "halted True against False" in difference
