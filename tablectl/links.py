@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from hwsim.dealer.protocols import DealerError, Sent, TableUnavailable
 
-from table.views import Due, Outcome, TableView, due_from_json, view_from_json
+from table.views import BoxView, Due, Outcome, TableView, due_from_json, view_from_json
 from tablectl.service import Receipt, Submission, TableService
 
 # How often `HttpTableLink.wait_ready` asks a table's API that does not answer yet.
@@ -92,15 +92,43 @@ class ServiceForward:
 
 
 def views_difference(daemons: TableView, dealers: TableView) -> str | None:
-    """In one line, how the daemon's table and the dealer's own differ; None if alike.
-    Events made by neither dealer (one posted through the API) can leave every
+    """In one short line, how the daemon's table and the dealer's own differ; None if
+    alike. Events made by neither dealer (one posted through the API) can leave every
     answer alike and still part the two tables; the end of a run looks at both."""
-    names = [field.name for field in fields(daemons)]
-    parts = [f"{name} {getattr(daemons, name)!r} against {getattr(dealers, name)!r}"
-             for name in names if getattr(daemons, name) != getattr(dealers, name)]
+    parts = []
+    for name in (field.name for field in fields(daemons)):
+        ours, his = getattr(daemons, name), getattr(dealers, name)
+        if ours == his:
+            continue
+        if name == "boxes":
+            parts.extend(_boxes_difference(ours, his))
+        else:
+            parts.append(f"{name} {_short(ours)} against {_short(his)}")
     if not parts:
         return None
     return "the table and the dealer's own table differ at the end: " + "; ".join(parts)
+
+
+def _boxes_difference(ours: tuple[BoxView, ...], his: tuple[BoxView, ...]) -> list[str]:
+    """Each box that differs, by its hands (cards and status) on either table."""
+    def cards(boxes: tuple[BoxView, ...]) -> dict[int, str]:
+        return {box.number: (" / ".join(" ".join((*hand.cards, hand.status))
+                                        for hand in box.hands) or "no hand")
+                + (", its turn" if box.active else "") for box in boxes}
+
+    our_boxes, his_boxes = {b.number: b for b in ours}, {b.number: b for b in his}
+    our_cards, his_cards = cards(ours), cards(his)
+    return [f"box {number} ({our_cards.get(number, 'absent')}) against "
+            f"({his_cards.get(number, 'absent')})"
+            for number in sorted(set(our_boxes) | set(his_boxes))
+            if our_boxes.get(number) != his_boxes.get(number)]
+
+
+def _short(value: object) -> str:
+    """A view's field as a short text: tuples of codes joined by spaces."""
+    if isinstance(value, tuple):
+        return "(" + " ".join(str(item) for item in value) + ")"
+    return repr(value)
 
 
 class HttpTableLink:

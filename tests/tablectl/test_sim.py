@@ -121,3 +121,20 @@ def test_two_tables_that_parted_are_told_apart_by_their_views() -> None:
     difference = views_difference(daemons.view(), dealers.view())
     assert difference is not None and "\n" not in difference
     assert "halted True against False" in difference
+
+
+def test_a_box_that_differs_is_named_by_its_cards() -> None:
+    dealers, daemons = (Table(load_profile("casinos-austria")) for _ in range(2))
+    for table in (dealers, daemons):
+        for event in ({"bet": {"box": 1, "amount": 10}}, {"bet": {"box": 2, "amount": 20}},
+                      {"deal": {}}, {"card": "5H"}, {"card": "9C"}, {"card": "7D"},
+                      {"card": "KS"}):
+            table.apply(event)
+    # Dealt box 1, box 2, the dealer (no hole card), box 1 again: the next card is box
+    # 2's second, which only the daemon's table gets.
+    daemons.apply({"card": "AS"})
+    difference = views_difference(daemons.view(), dealers.view())
+    assert difference is not None
+    assert "phase 'playing' against 'dealing'" in difference
+    assert "box 2 (9C AS playing) against (9C playing)" in difference
+    assert len(difference) < 300
